@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Top-level targets. `make help` lists them.
+#
+# The module is built out of tree, once per kernel, in build/<kernel release>/
+# (a copy of the module sources, so two kernels never share object files).
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+
+ifdef KDIR
+KVER := $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+else
+KVER ?= $(shell $(TOP)/tests/tools/kernels.sh --default)
+KDIR := /lib/modules/$(KVER)/build
+endif
+ALL_KVERS = $(shell $(TOP)/tests/tools/kernels.sh)
+
+MODULE_SOURCES := Kbuild $(shell find drivers include tests/kunit -name '*.[ch]' -o -name Kbuild 2>/dev/null)
+PREFIX ?= /usr
+LIBDIR ?= $(PREFIX)/lib/$(shell gcc -print-multiarch)
+DESTDIR ?=
+
+export SROCE_TOP := $(TOP)
+
+.PHONY: all module modules-all provider install uninstall setup check check-debug \
+	check-full run sparse clean help
+
+all: module provider
+
+help:
+	@echo "make            build sroce.ko for KDIR/KVER (default: running or newest kernel) and the provider"
+	@echo "make run        set up, build, boot a stock kernel in QEMU, create sroce0, show it"
+	@echo "make check      set up, build for every supported kernel, run every test; last line N passed, N failed"
+	@echo "make check-debug  the VM suite under the KASAN/lockdep/kmemleak test kernel"
+	@echo "make sparse     build the module with sparse (C=1)"
+	@echo "make install    install module (+depmod), provider and /etc/libibverbs.d/sroce.driver"
+
+setup:
+	@$(TOP)/tests/tools/setup.sh
+
+# module-<kver>: build sroce.ko for one installed kernel with W=1.
+module: module-$(KVER)
+
+modules-all:
+	@set -e; for v in $(ALL_KVERS); do $(MAKE) --no-print-directory module-$$v; done
+
+module-%: $(MODULE_SOURCES)
+	@mkdir -p $(BUILD)/$*/tests
+	@cp -a Kbuild drivers include $(BUILD)/$*/
+	@cp -a tests/kunit $(BUILD)/$*/tests/
+	$(MAKE) -C $(if $(filter $*,$(KVER)),$(KDIR),/lib/modules/$*/build) M=$(BUILD)/$* W=1 $(KBUILD_EXTRA) modules
+
+sparse:
+	@$(MAKE) --no-print-directory module-$(KVER) KBUILD_EXTRA="C=2"
+
+provider:
+	@$(MAKE) --no-print-directory -C rdma-core-provider O=$(BUILD)/provider
+
+install: module provider
+	$(MAKE) -C $(KDIR) M=$(BUILD)/$(KVER) INSTALL_MOD_DIR=updates modules_install
+	depmod -a $(KVER)
+	$(MAKE) --no-print-directory -C rdma-core-provider O=$(BUILD)/provider \
+		DESTDIR=$(DESTDIR) LIBDIR=$(LIBDIR) install
+
+uninstall:
+	rm -f /lib/modules/$(KVER)/updates/sroce.ko*
+	depmod -a $(KVER)
+	$(MAKE) --no-print-directory -C rdma-core-provider DESTDIR=$(DESTDIR) LIBDIR=$(LIBDIR) uninstall
+
+run: setup
+	@$(MAKE) --no-print-directory module provider
+	@$(TOP)/tests/vm/vm-run --kernel $(KVER) --interactive-log $(TOP)/tests/vm/demo.sh
+
+check: setup
+	@$(TOP)/tests/tools/check.sh
+
+check-debug: setup
+	@$(TOP)/tests/tools/check.sh --debug
+
+check-full: setup
+	@$(TOP)/tests/tools/check.sh --full
+
+clean:
+	rm -rf $(BUILD)
+	@$(MAKE) --no-print-directory -C rdma-core-provider O=$(BUILD)/provider clean || true

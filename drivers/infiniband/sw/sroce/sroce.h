@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce.h - core objects of the sroce software RoCEv2 device.
+ */
+#ifndef SROCE_H
+#define SROCE_H
+
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_verbs.h>
+
+/**
+ * struct sroce_dev - one sroce ib_device bound to one Ethernet netdev
+ * @ib_dev: the ib_core device; first, ib_alloc_device() requires it
+ * @ndev: the netdev carrying our traffic, held from creation until
+ *	dealloc_driver so it cannot vanish under a verb
+ * @ndev_tracker: reference tracker for @ndev
+ * @list: entry on the module's device list (sroce_devices_lock)
+ * @reported_port_state: last port state announced with an IB event;
+ *	protected by sroce_devices_lock, which the netdev notifier takes
+ * @num_pd: protection domains alive, bounded by SROCE_MAX_PD
+ */
+struct sroce_dev {
+	struct ib_device ib_dev;
+	struct net_device *ndev;
+	netdevice_tracker ndev_tracker;
+	struct list_head list;
+	enum ib_port_state reported_port_state;
+	atomic_t num_pd;
+};
+
+struct sroce_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+struct sroce_pd {
+	struct ib_pd ibpd;
+};
+
+/*
+ * QP and CQ objects are allocated by ib_core at the size we declare, even
+ * before their verbs do anything, so they exist from the start.
+ */
+struct sroce_qp {
+	struct ib_qp ibqp;
+};
+
+struct sroce_cq {
+	struct ib_cq ibcq;
+};
+
+static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct sroce_dev, ib_dev);
+}
+
+static inline struct sroce_dev *pd_to_sdev(struct ib_pd *ibpd)
+{
+	return to_sdev(ibpd->device);
+}
+
+/* sroce_device.c: device list and lifetime */
+int sroce_dev_add(const char *name, struct net_device *ndev);
+void sroce_dev_dealloc(struct ib_device *ibdev);
+void sroce_dev_remove_all(void);
+bool sroce_ibdev_name_valid(const char *name);
+bool sroce_netdev_type_supported(unsigned short type, unsigned int flags);
+
+/* sroce_netdev.c: reaction to netdev events */
+int sroce_netdev_init(void);
+void sroce_netdev_exit(void);
+
+/* sroce_port.c: the single RoCE port */
+enum ib_mtu sroce_mtu_for_netdev_mtu(unsigned int netdev_mtu);
+enum ib_port_state sroce_port_state(struct sroce_dev *sdev);
+void sroce_port_report_state(struct sroce_dev *sdev);
+int sroce_query_port(struct ib_device *ibdev, u32 port_num,
+		     struct ib_port_attr *attr);
+int sroce_get_port_immutable(struct ib_device *ibdev, u32 port_num,
+			     struct ib_port_immutable *immutable);
+int sroce_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
+		     u16 *pkey);
+enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev,
+					  u32 port_num);
+
+/* sroce_verbs.c: the ib_device_ops table */
+extern const struct ib_device_ops sroce_dev_ops;
+
+#endif /* SROCE_H */

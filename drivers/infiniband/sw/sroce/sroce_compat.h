@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce_compat.h - the one place where kernel API differences live.
+ *
+ * Force-included by Kbuild ahead of every source file, so it may only pull in
+ * <linux/version.h> and must not depend on anything defined later. The .c
+ * files use the feature-named helpers below and never test versions.
+ *
+ * Supported: Debian 12's 6.1 and bookworm-backports' 6.12.
+ */
+#ifndef SROCE_COMPAT_H
+#define SROCE_COMPAT_H
+
+#include <linux/version.h>
+
+struct ib_udata;
+struct uverbs_attr_bundle;
+
+/*
+ * ib_device_ops.create_cq: since 6.10 the last argument is the whole uverbs
+ * attribute bundle instead of the driver udata.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define SROCE_CREATE_CQ_HAS_ATTR_BUNDLE 1
+typedef struct uverbs_attr_bundle sroce_create_cq_ctx_t;
+#else
+typedef struct ib_udata sroce_create_cq_ctx_t;
+#endif
+
+#endif /* SROCE_COMPAT_H */
