@@ -1,0 +1,183 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# tests/provider/run.sh - host tests of the rdma-core provider; no kernel
+# module needed. Builds the provider and the unit tests, runs them, and
+# appends one "provider\t<case>\tPASS|FAIL|SKIP\t<detail>" line per case to
+# $SROCE_RESULTS (see tests/README.md), printing each line as well.
+#
+#   SROCE_RESULTS      results file (default: none, print only)
+#   SROCE_PROVIDER_O   provider build dir (default: build/provider)
+#
+# Exit status: 0 if no case failed.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+prov_src=$top/rdma-core-provider
+prov_o=${SROCE_PROVIDER_O:-$top/build/provider}
+lib=$prov_o/libsroce-rdmav34.so
+results=${SROCE_RESULTS:-/dev/null}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failed=0
+
+# result CASE PASS|FAIL|SKIP [DETAIL]: the detail is squeezed onto one line.
+result() {
+	local detail=${3:-}
+
+	detail=$(printf '%s' "$detail" | tr '\t\n' '  ' | cut -c1-300)
+	printf 'provider\t%s\t%s\t%s\n' "$1" "$2" "$detail" | tee -a "$results"
+	[ "$2" != FAIL ] || failed=1
+}
+
+build_provider() {
+	if make --no-print-directory -C "$prov_src" O="$prov_o" >"$work/build" 2>&1; then
+		result build_provider_without_warnings PASS
+	else
+		result build_provider_without_warnings FAIL "$(grep -m1 -E 'error|warning' "$work/build" || tail -n 1 "$work/build")"
+	fi
+}
+
+# Unit binaries print their own result lines; a crash is a failure too.
+run_unit() {
+	local name=$1
+	shift
+	if ! cc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$prov_src" -I"$top/include/uapi" \
+		-o "$work/$name" "$@" >"$work/cc" 2>&1; then
+		result "${name}_builds" FAIL "$(head -n 1 "$work/cc")"
+		return
+	fi
+	"$work/$name" >"$work/$name.out" 2>&1
+	local rc=$?
+	while IFS=$'\t' read -r _ tcase verdict detail; do
+		result "$tcase" "$verdict" "$detail"
+	done <"$work/$name.out"
+	[ "$rc" -le 1 ] || result "${name}_completes" FAIL "exit status $rc"
+}
+
+# Every libibverbs symbol must come from IBVERBS_PRIVATE_34, and nothing is
+# exported: the constructor is the provider's only entry point.
+check_symbols() {
+	local dyn
+	dyn=$(objdump -T "$lib" 2>&1)
+	if grep -q '(IBVERBS_PRIVATE_34) verbs_register_driver_34$' <<<"$dyn" &&
+	   ! grep -E 'IBVERBS' <<<"$dyn" | grep -qv 'IBVERBS_PRIVATE_34'; then
+		result so_binds_ibverbs_private_34 PASS
+	else
+		result so_binds_ibverbs_private_34 FAIL "$(grep IBVERBS <<<"$dyn" | grep -v PRIVATE_34 | head -n 2)"
+	fi
+	if grep -E '^[0-9a-f]+ g ' <<<"$dyn" | grep -vq ' \*UND\*'; then
+		result so_exports_no_symbols FAIL "$(grep -E '^[0-9a-f]+ g ' <<<"$dyn" | grep -v UND | head -n 2)"
+	else
+		result so_exports_no_symbols PASS
+	fi
+}
+
+# A library that claims another private ABI must stop the build before any
+# compiler runs, saying which versions were found and wanted.
+check_wrong_pabi_refused() {
+	local fake=$work/fakeverbs o=$work/wrong-pabi
+	mkdir -p "$fake" "$o"
+	printf 'IBVERBS_PRIVATE_33 { global: verbs_register_driver_33; local: *; };\n' >"$fake/map"
+	printf 'void verbs_register_driver_33(const void *ops) { (void)ops; }\n' >"$fake/fake.c"
+	cc -shared -fPIC -Wl,--version-script="$fake/map" -o "$fake/libibverbs.so.1" "$fake/fake.c"
+
+	make --no-print-directory -C "$prov_src" O="$o" IBVERBS_LIB="$fake/libibverbs.so.1" >"$work/out" 2>&1
+	local rc=$?
+	if [ $rc -ne 0 ] && grep -q 'IBVERBS_PRIVATE_33, but this provider is written for IBVERBS_PRIVATE_34' "$work/out" &&
+	   ! ls "$o"/*.o >/dev/null 2>&1; then
+		result make_refuses_other_private_abi PASS
+	else
+		result make_refuses_other_private_abi FAIL "rc=$rc: $(tail -n 2 "$work/out")"
+	fi
+
+	make --no-print-directory -C "$prov_src" O="$o" IBVERBS_LIB=/bin/true >"$work/out" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ] && grep -q 'IBVERBS_PRIVATE_<none>' "$work/out"; then
+		result make_refuses_library_without_private_abi PASS
+	else
+		result make_refuses_library_without_private_abi FAIL "rc=$rc: $(tail -n 2 "$work/out")"
+	fi
+}
+
+# On a host without rdma devices libibverbs never dlopen()s providers, so
+# ibv_devices alone proves little; run it anyway (any loader complaint would
+# be a bug) and let the fake-device cases below do the real loading.
+check_ibv_devices_quiet() {
+	if ! command -v ibv_devices >/dev/null; then
+		result ibv_devices_quiet_with_provider SKIP "ibverbs-utils not installed"
+		return
+	fi
+	RDMAV_DRIVERS=$prov_o/libsroce IBV_SHOW_WARNINGS=1 ibv_devices >"$work/out" 2>&1
+	if grep -qiE 'warning|error|sroce' "$work/out"; then
+		result ibv_devices_quiet_with_provider FAIL "$(grep -iE 'warning|error|sroce' "$work/out" | head -n 2)"
+	else
+		result ibv_devices_quiet_with_provider PASS
+	fi
+}
+
+# fake_run NAME ABI COMMAND...: COMMAND's output in $work/out, with a
+# provider-less libibverbs seeing one fake device (see fake-device.sh).
+fake_run() {
+	local name=$1 abi=$2
+	shift 2
+	env IBV_SHOW_WARNINGS=1 RDMAV_DRIVERS="$prov_o/libsroce" \
+		"$here/fake-device.sh" "$name" "$abi" -- "$@" >"$work/out" 2>&1
+}
+
+# expect_output CASE PATTERN: PASS if the last fake_run printed PATTERN.
+expect_output() {
+	if grep -qE "$2" "$work/out"; then
+		result "$1" PASS
+	else
+		result "$1" FAIL "wanted /$2/, got: $(head -n 4 "$work/out")"
+	fi
+}
+
+check_fake_device() {
+	local cases="fake_sroce0_is_claimed_by_provider fake_device_outside_abi_range_is_refused"
+	cases+=" fake_lookalike_name_is_not_claimed fake_open_rejects_foreign_ucontext_abi"
+
+	# Control: without the provider, libibverbs must see the fake device.
+	IBV_SHOW_WARNINGS=1 "$here/fake-device.sh" sroce0 1 -- ibv_devices >"$work/out" 2>&1
+	local rc=$?
+	if [ $rc -ne 0 ] || ! grep -q 'sroce0' "$work/out"; then
+		for c in $cases; do
+			result "$c" SKIP "fake sysfs device not visible here (rc=$rc: $(head -n 1 "$work/out"))"
+		done
+		return
+	fi
+
+	fake_run sroce0 1 ibv_devices
+	if grep -q 'no userspace device-specific driver found for sroce0' "$work/out"; then
+		result fake_sroce0_is_claimed_by_provider FAIL "$(head -n 3 "$work/out")"
+	else
+		expect_output fake_sroce0_is_claimed_by_provider '^[[:space:]]+sroce0[[:space:]]+0002c9fffe000001'
+	fi
+
+	fake_run sroce0 2 ibv_devices
+	expect_output fake_device_outside_abi_range_is_refused \
+		'Driver sroce does not support the kernel ABI of 2 \(supports 1 to 1\)'
+
+	# libibverbs' fnmatch() accepts "...Nsroce..."; the provider must not.
+	fake_run mlxNsroce0 1 ibv_devices
+	expect_output fake_lookalike_name_is_not_claimed \
+		'no userspace device-specific driver found for mlxNsroce0'
+
+	# The fake kernel answers GET_CONTEXT with zeros: abi_version 0.
+	fake_run sroce0 1 ibv_devinfo -d sroce0
+	expect_output fake_open_rejects_foreign_ucontext_abi \
+		'libsroce: sroce0: refusing device: ABI version mismatch \(kernel abi_version 0, provider 1\)'
+}
+
+build_provider
+run_unit test_check "$here/test_check.c" "$prov_src/sroce_check.c"
+run_unit test_ring "$here/test_ring.c"
+if [ -f "$lib" ]; then
+	check_symbols
+	check_ibv_devices_quiet
+	check_fake_device
+fi
+check_wrong_pabi_refused
+exit $failed
