@@ -148,6 +148,7 @@ check_fake_device() {
 		done
 		return
 	fi
+	fake_device_usable=yes
 
 	fake_run sroce0 1 ibv_devices
 	if grep -q 'no userspace device-specific driver found for sroce0' "$work/out"; then
@@ -171,6 +172,40 @@ check_fake_device() {
 		'libsroce: sroce0: refusing device: ABI version mismatch \(kernel abi_version 0, provider 1\)'
 }
 
+# The full success path: open, query device and port, PD, close, with
+# mock_uverbs.c answering like sroce.ko would.
+check_mock_kernel() {
+	local cases="mock_open_query_pd_close_succeeds mock_open_fails_eproto_on_abi_2"
+
+	if ! cc -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -I"$top/include/uapi" \
+		-o "$work/mock_uverbs.so" "$here/mock_uverbs.c" -ldl >"$work/cc" 2>&1 ||
+	   ! cc -std=gnu11 -Wall -Wextra -Werror -o "$work/open_device" \
+		"$here/open_device.c" -libverbs >>"$work/cc" 2>&1; then
+		for c in $cases; do result "$c" FAIL "$(head -n 1 "$work/cc")"; done
+		return
+	fi
+	if [ "$fake_device_usable" != yes ]; then
+		for c in $cases; do result "$c" SKIP "fake sysfs device not visible here"; done
+		return
+	fi
+
+	fake_run sroce0 1 env LD_PRELOAD="$work/mock_uverbs.so" "$work/open_device"
+	if [ $? -eq 0 ]; then
+		result mock_open_query_pd_close_succeeds PASS
+	else
+		result mock_open_query_pd_close_succeeds FAIL "$(grep -m1 -E 'FAILED|libsroce' "$work/out")"
+	fi
+
+	fake_run sroce0 1 env MOCK_UCTX_ABI=2 LD_PRELOAD="$work/mock_uverbs.so" "$work/open_device"
+	if grep -q 'open_device: FAILED Protocol error' "$work/out"; then
+		expect_output mock_open_fails_eproto_on_abi_2 \
+			'refusing device: ABI version mismatch \(kernel abi_version 2, provider 1\)'
+	else
+		result mock_open_fails_eproto_on_abi_2 FAIL "errno was not EPROTO: $(head -n 2 "$work/out")"
+	fi
+}
+
+fake_device_usable=no
 build_provider
 run_unit test_check "$here/test_check.c" "$prov_src/sroce_check.c"
 run_unit test_ring "$here/test_ring.c"
@@ -178,6 +213,7 @@ if [ -f "$lib" ]; then
 	check_symbols
 	check_ibv_devices_quiet
 	check_fake_device
+	check_mock_kernel
 fi
 check_wrong_pabi_refused
 exit $failed
