@@ -1,0 +1,212 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the sroce KUnit/debug kernel (Debian linux-source-6.1 + kernel.config)
+# and sroce.ko against it.
+#
+#   kernel.sh build    kernel (cached) + module, published in build/kunit/
+#   kernel.sh kernel   only the kernel (cached), published in build/kunit/
+#   kernel.sh module   only the module; the kernel must already be built
+#   kernel.sh tree     print the path of the cached kernel build tree
+#
+# The kernel is built once per (config fragment, source tarball, compiler) in
+# $SROCE_CACHE/kunit/<key>/, outside the repo, so `make clean` and fresh
+# checkouts do not pay the ~5 minute build again. The source is extracted once
+# per tarball into $SROCE_CACHE/kunit/src-<tarball key>/ and built with O=.
+#
+# Outputs (the VM harness relies on these names):
+#   build/kunit/bzImage, kernel.release, config, System.map,
+#   modules.builtin, modules.builtin.modinfo, modroot/lib/modules/<release>/
+#   (rdma_rxe.ko, depmod'ed), tree -> the cached build tree,
+#   module/sroce.ko
+#
+# Environment: SROCE_CACHE (default /var/cache/sroce), SROCE_JOBS (default
+# nproc + 1), SROCE_LINUX_SOURCE (the tarball), SROCE_MODULE_SRC (build the
+# module from this directory instead of the repo: for proving the pipeline
+# with a scratch module).
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+FRAGMENT=$TOP/tests/kunit/kernel.config
+TARBALL=${SROCE_LINUX_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
+CACHE=${SROCE_CACHE:-/var/cache/sroce}/kunit
+OUT=$TOP/build/kunit
+JOBS=${SROCE_JOBS:-$(($(nproc) + 1))}
+
+log() { echo "kunit-kernel: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+short_hash() { sha256sum | cut -c1-16; }
+
+# The tarball is identified by name, size and mtime: a package upgrade changes
+# all three, and hashing 140 MB on every run would cost more than it buys.
+tarball_key() {
+	[ -r "$TARBALL" ] || die "$TARBALL missing (apt-get install linux-source-6.1)"
+	stat -c '%n %s %Y' "$TARBALL" | short_hash
+}
+
+# Everything that changes the kernel binary: the fragment, the source and the
+# compiler (modules must be built with the kernel's compiler).
+kernel_key() {
+	{
+		cat "$FRAGMENT"
+		tarball_key
+		gcc --version | head -n 1
+	} | short_hash
+}
+
+# Extract the tarball once per version; a partial extraction has no stamp and
+# is redone.
+source_dir() {
+	local dir
+
+	dir=$CACHE/src-$(tarball_key)
+	if [ ! -e "$dir/.extracted" ]; then
+		log "extracting $TARBALL"
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		tar -xJf "$TARBALL" -C "$dir"
+		touch "$dir/.extracted"
+	fi
+	find "$dir" -mindepth 1 -maxdepth 1 -type d -name 'linux-source-*' | head -n 1
+}
+
+# Print the fragment's lines that the final .config does not honour.
+unmet_options() {
+	local config=$1 line name
+
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=*)
+			grep -qxF -- "$line" "$config" || echo "  wanted $line, got: $(
+				grep -E "^(# )?${line%%=*}[= ]" "$config" || echo absent)"
+			;;
+		"# CONFIG_"*" is not set")
+			name=${line#\# }
+			name=${name%% *}
+			! grep -q "^$name=" "$config" || echo "  wanted $name unset, got: $(
+				grep "^$name=" "$config")"
+			;;
+		esac
+	done < "$FRAGMENT"
+}
+
+configure() {
+	local src=$1 tree=$2 unmet
+
+	cp "$FRAGMENT" "$tree/.config"
+	make -s -C "$src" O="$tree" olddefconfig > "$tree/configure.log" 2>&1 ||
+		die "olddefconfig failed, see $tree/configure.log"
+	unmet=$(unmet_options "$tree/.config")
+	[ -z "$unmet" ] || die "kernel.config options dropped by olddefconfig (unmet dependencies?):
+$unmet"
+}
+
+compile() {
+	local src=$1 tree=$2 start=$SECONDS
+
+	log "building kernel in $tree with -j$JOBS (log: $tree/build.log)"
+	if ! make -C "$src" O="$tree" -j"$JOBS" all > "$tree/build.log" 2>&1; then
+		tail -n 30 "$tree/build.log" >&2
+		die "kernel build failed, see $tree/build.log"
+	fi
+	log "kernel built in $((SECONDS - start)) s"
+}
+
+# Build the kernel for the current key unless a finished build is cached.
+# Concurrent callers (make -j check) wait on the lock instead of racing.
+build_kernel() {
+	local tree src
+
+	mkdir -p "$CACHE"
+	tree=$CACHE/$(kernel_key)
+	exec 9> "$CACHE/.lock"
+	flock 9
+	if [ ! -e "$tree/.sroce-built" ]; then
+		src=$(source_dir)
+		[ -n "$src" ] || die "no linux-source-* directory in $TARBALL"
+		rm -rf "$tree"
+		mkdir -p "$tree"
+		configure "$src" "$tree"
+		compile "$src" "$tree"
+		touch "$tree/.sroce-built"
+	fi
+	flock -u 9
+	echo "$tree"
+}
+
+publish_kernel() {
+	local tree=$1 release
+
+	release=$(cat "$tree/include/config/kernel.release")
+	mkdir -p "$OUT"
+	cp "$tree/arch/x86/boot/bzImage" "$tree/System.map" \
+		"$tree/modules.builtin" "$tree/modules.builtin.modinfo" "$OUT/"
+	cp "$tree/.config" "$OUT/config"
+	echo "$release" > "$OUT/kernel.release"
+	ln -sfn "$tree" "$OUT/tree"
+	rm -rf "$OUT/modroot"
+	make -s -C "$tree" INSTALL_MOD_PATH="$OUT/modroot" modules_install > /dev/null
+	log "kernel $release ready in $OUT"
+}
+
+# Copy the module sources the way the top-level Makefile does, into a fresh
+# directory so files deleted from the repo do not linger in the build.
+stage_module_sources() {
+	local dest=$1
+
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	if [ -n "${SROCE_MODULE_SRC:-}" ]; then
+		cp -a "$SROCE_MODULE_SRC/." "$dest/"
+		return
+	fi
+	[ -e "$TOP/Kbuild" ] || die "no Kbuild in $TOP: the module sources are not there yet"
+	mkdir -p "$dest/tests"
+	cp -a "$TOP/Kbuild" "$dest/"
+	[ ! -d "$TOP/drivers" ] || cp -a "$TOP/drivers" "$dest/"
+	[ ! -d "$TOP/include" ] || cp -a "$TOP/include" "$dest/"
+	cp -a "$TOP/tests/kunit" "$dest/tests/"
+}
+
+build_module() {
+	local tree=$1 dest=$OUT/module
+
+	[ -e "$tree/.sroce-built" ] || die "kernel not built yet: run '$0 kernel'"
+	stage_module_sources "$dest"
+	log "building module against $(cat "$tree/include/config/kernel.release")"
+	if ! make -C "$tree" M="$dest" W=1 modules > "$OUT/module.log" 2>&1; then
+		cat "$OUT/module.log" >&2
+		die "module build failed"
+	fi
+	grep -E 'warning:|error:' "$OUT/module.log" >&2 || true
+	log "module ready: $(cd "$dest" && ls ./*.ko | tr '\n' ' ')"
+}
+
+main() {
+	local tree
+
+	case ${1:-} in
+	build)
+		tree=$(build_kernel)
+		publish_kernel "$tree"
+		build_module "$tree"
+		;;
+	kernel)
+		tree=$(build_kernel)
+		publish_kernel "$tree"
+		;;
+	module)
+		build_module "$CACHE/$(kernel_key)"
+		;;
+	tree)
+		echo "$CACHE/$(kernel_key)"
+		;;
+	*)
+		echo "usage: $0 build|kernel|module|tree" >&2
+		exit 2
+		;;
+	esac
+}
+
+main "$@"

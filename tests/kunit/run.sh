@@ -1,0 +1,218 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run sroce's KUnit suites: build the KUnit/debug kernel and sroce.ko
+# (kernel.sh, cached), boot the kernel in QEMU with a busybox initramfs that
+# loads and unloads sroce.ko (guest-init), and turn the serial console into
+# result lines appended to $SROCE_RESULTS (default build/kunit/results.tsv):
+#
+#     kunit<TAB><suite>.<case><TAB>PASS|FAIL|SKIP<TAB><detail>
+#
+# plus run.* lines for the steps around the suites: boot, insmod, rmmod,
+# kernel-log (no BUG/WARNING/KASAN/lockdep splat after insmod) and kmemleak.
+# A build failure, a hang, a crash or garbled output is a FAIL line, never
+# silence. Exits 1 if any line it wrote is FAIL.
+#
+# Options: --no-build (use build/kunit as it is), --timeout SECONDS (QEMU,
+# default 180), --keep (leave the console log and initramfs in build/kunit).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+OUT=$TOP/build/kunit
+RESULTS=${SROCE_RESULTS:-$OUT/results.tsv}
+TIMEOUT=180
+BUILD=1
+
+# Kernel messages that mean the code under test broke something, even when
+# every KUnit expectation held. lockdep and KASAN reports start with
+# "WARNING:" and "BUG:"; DEBUG_OBJECTS reports with "ODEBUG:".
+SPLAT='BUG:|WARNING:|Oops|general protection fault|Kernel panic|kernel BUG at|UBSAN:|ODEBUG:|INFO: |Call Trace:'
+
+log() { echo "kunit: $*" >&2; }
+
+# Every line this run writes goes through here, so the exit status and the
+# summary count exactly what was appended to $RESULTS.
+RUN_LINES=$(mktemp)
+trap 'rm -f "$RUN_LINES"' EXIT
+
+result() {
+	printf 'kunit\t%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$RUN_LINES"
+}
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--no-build) BUILD=0 ;;
+		--timeout) TIMEOUT=$2; shift ;;
+		--keep) ;; # the log always stays in build/kunit; kept for symmetry
+		*) echo "usage: $0 [--no-build] [--timeout SECONDS]" >&2; exit 2 ;;
+		esac
+		shift
+	done
+}
+
+build() {
+	local err
+
+	[ "$BUILD" = 1 ] || return 0
+	if ! err=$("$HERE/kernel.sh" build 2>&1 | tee /dev/stderr | tail -n 1); then
+		result run.build FAIL "${err#kunit-kernel: }"
+		return 1
+	fi
+	[ -e "$OUT/bzImage" ] && [ -e "$OUT/module/sroce.ko" ] || {
+		result run.build FAIL "kernel.sh build left no bzImage or sroce.ko"
+		return 1
+	}
+}
+
+# A static busybox, the init script and the module: nothing else is needed
+# because everything the module depends on is built into the kernel.
+make_initramfs() {
+	local root=$OUT/initramfs
+
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,dev,proc,sys,tmp}
+	cp /bin/busybox "$root/bin/busybox"
+	cp "$HERE/guest-init" "$root/init"
+	chmod +x "$root/init"
+	cp "$OUT/module/sroce.ko" "$root/sroce.ko"
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$OUT/initramfs.cpio.gz"
+}
+
+# -no-reboot turns the guest's reboot -f (and panic=-1) into a QEMU exit.
+boot() {
+	local console=$1 rc=0
+
+	log "booting $(cat "$OUT/kernel.release") under QEMU (timeout ${TIMEOUT}s)"
+	timeout "$TIMEOUT" qemu-system-x86_64 \
+		-accel tcg,thread=multi -cpu max -smp 2 -m 2048 \
+		-nodefaults -no-reboot -display none -monitor none \
+		-serial "file:$console" \
+		-kernel "$OUT/bzImage" -initrd "$OUT/initramfs.cpio.gz" \
+		-append "console=ttyS0 ignore_loglevel panic=-1 printk.devkmsg=on kasan_multi_shot" \
+		< /dev/null || rc=$?
+	echo "$rc"
+}
+
+# Print the value of the last "SROCE-KUNIT: <key>=<value>" marker.
+marker_value() {
+	sed -n "s/.*SROCE-KUNIT: $2=\([-0-9]*\).*/\1/p" "$1" | tail -n 1
+}
+
+has_marker() {
+	grep -q "SROCE-KUNIT: $2\$" "$1"
+}
+
+# The console from the insmod marker on, so boot noise is not blamed on sroce;
+# all of it when the guest never got that far.
+after_insmod() {
+	if has_marker "$1" insmod-begin; then
+		sed -n '/SROCE-KUNIT: insmod-begin/,$p' "$1" | tr -d '\r'
+	else
+		tr -d '\r' < "$1"
+	fi
+}
+
+check_steps() {
+	local console=$1 qemu_rc=$2 rc last
+
+	last=$(tr -d '\r' < "$console" | grep -v '^\s*$' | tail -n 1 | cut -c1-200)
+	if ! has_marker "$console" insmod-begin; then
+		result run.boot FAIL "guest never reached insmod (qemu rc $qemu_rc): $last"
+		return
+	fi
+	result run.boot PASS
+	rc=$(marker_value "$console" insmod-rc)
+	case $rc in
+	0) result run.insmod PASS ;;
+	"") result run.insmod FAIL "guest died during insmod: $last" ;;
+	*) result run.insmod FAIL "insmod sroce.ko exited $rc" ;;
+	esac
+	rc=$(marker_value "$console" rmmod-rc)
+	case $rc in
+	0) result run.rmmod PASS ;;
+	"") [ "$(marker_value "$console" insmod-rc)" != 0 ] ||
+		result run.rmmod FAIL "guest died during rmmod: $last" ;;
+	*) result run.rmmod FAIL "rmmod sroce exited $rc" ;;
+	esac
+	if ! has_marker "$console" done; then
+		[ "$qemu_rc" = 124 ] && last="timed out after ${TIMEOUT}s; last line: $last"
+		result run.complete FAIL "guest did not finish (qemu rc $qemu_rc): $last"
+	fi
+}
+
+check_kernel_log() {
+	local console=$1 first
+
+	first=$(after_insmod "$console" | grep -E -m 1 "$SPLAT" | sed 's/^\[ *[0-9.]*\] //') || true
+	if [ -n "$first" ]; then
+		result run.kernel-log FAIL "$first"
+	else
+		result run.kernel-log PASS
+	fi
+}
+
+check_kmemleak() {
+	local console=$1 report n
+
+	if has_marker "$console" kmemleak-unavailable; then
+		result run.kmemleak SKIP "no /sys/kernel/debug/kmemleak in the guest"
+		return
+	fi
+	has_marker "$console" kmemleak-end || return 0
+	report=$(sed -n '/SROCE-KUNIT: kmemleak-begin/,/SROCE-KUNIT: kmemleak-end/p' "$console")
+	n=$(grep -c 'unreferenced object' <<< "$report" || true)
+	if [ "$n" -gt 0 ]; then
+		result run.kmemleak FAIL "$n unreferenced objects; first: $(
+			grep -A 12 -m 1 'unreferenced object' <<< "$report" |
+			grep -m 1 -E '\[<[0-9a-f]+>\] [a-z_]+' | sed 's/.*\] //' || true) (see $console)"
+	else
+		result run.kmemleak PASS
+	fi
+}
+
+check_suites() {
+	local console=$1 lines
+
+	lines=$(after_insmod "$console" | awk -v SPLAT="$SPLAT" -f "$HERE/ktap.awk")
+	if [ -n "$lines" ]; then
+		echo "$lines" >> "$RUN_LINES"
+	else
+		result run.suites FAIL "no KUnit output after insmod (kernel without CONFIG_KUNIT, or no suite in sroce.ko?)"
+	fi
+}
+
+summary() {
+	local pass fail skip
+
+	pass=$(grep -c $'\tPASS\t' "$RUN_LINES" || true)
+	fail=$(grep -c $'\tFAIL\t' "$RUN_LINES" || true)
+	skip=$(grep -c $'\tSKIP\t' "$RUN_LINES" || true)
+	grep -v $'\tPASS\t' "$RUN_LINES" | cut -f2- | sed 's/^/  /' >&2 || true
+	log "$pass passed, $fail failed, $skip skipped (console: $OUT/console.log)"
+	mkdir -p "$(dirname "$RESULTS")"
+	cat "$RUN_LINES" >> "$RESULTS"
+	[ "$fail" = 0 ]
+}
+
+main() {
+	local console=$OUT/console.log qemu_rc
+
+	parse_args "$@"
+	mkdir -p "$OUT"
+	[ -n "${SROCE_RESULTS:-}" ] || : > "$RESULTS"
+	if build; then
+		make_initramfs
+		rm -f "$console"
+		qemu_rc=$(boot "$console")
+		touch "$console"
+		check_steps "$console" "$qemu_rc"
+		check_suites "$console"
+		check_kernel_log "$console"
+		check_kmemleak "$console"
+	fi
+	summary
+}
+
+main "$@"
