@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for tests/vm/tests/*.sh, sourced inside the guest:
+#   . "$SROCE_TOP/tests/vm/lib.sh"
+# vm-run sets SROCE_TOP, SROCE_KO, RDMAV_DRIVERS, SROCE_HOST (0 or 1),
+# SROCE_IP and SROCE_PEER_IP. Exit 0 = pass, 77 = skip, else fail; fail and
+# skip exit at once, so a script reads top to bottom as its list of checks.
+set -euo pipefail
+
+TEST_NAME=$(basename "$0" .sh)
+BARRIER_SEQ=0
+
+log() { echo "[$TEST_NAME] $*"; }
+fail() { echo "[$TEST_NAME] FAIL: $*"; exit 1; }
+skip() { echo "[$TEST_NAME] SKIP: $*"; exit 77; }
+
+# Show a command, then run it.
+run() {
+	log "+ $*"
+	"$@"
+}
+
+# expect_fail CMD...: CMD must exit non-zero (and not by a signal or timeout).
+expect_fail() {
+	local rc=0
+
+	log "+ $* (must fail)"
+	"$@" || rc=$?
+	[ "$rc" != 0 ] || fail "'$*' succeeded but must fail"
+	[ "$rc" -lt 124 ] || fail "'$*' died with status $rc instead of failing cleanly"
+	log "  failed as expected (status $rc)"
+}
+
+# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
+wait_for() {
+	local deadline=$((SECONDS + $1))
+
+	shift
+	until "$@" > /dev/null 2>&1; do
+		[ $SECONDS -lt $deadline ] || return 1
+		sleep 0.1
+	done
+}
+
+# --- sroce devices --------------------------------------------------------
+
+require_module() {
+	[ -f "/lib/modules/$(uname -r)/updates/sroce.ko" ] ||
+		fail "sroce.ko was not built for $(uname -r) ($SROCE_KO)"
+}
+
+require_provider() {
+	[ -f "$RDMAV_DRIVERS-rdmav34.so" ] || fail "provider not built ($RDMAV_DRIVERS-rdmav34.so)"
+}
+
+sroce_load() {
+	require_module
+	run modprobe sroce || fail "modprobe sroce failed"
+}
+
+sroce_loaded() { [ -d /sys/module/sroce ]; }
+
+ibdev_exists() { [ -e "/sys/class/infiniband/$1" ]; }
+
+# Device names under /sys/class/infiniband, one a line.
+ibdev_list() { ls /sys/class/infiniband 2>/dev/null | sort; }
+
+# sroce_add NAME NETDEV: create the device and wait until sysfs shows it.
+sroce_add() {
+	run rdma link add "$1" type sroce netdev "$2" ||
+		fail "rdma link add $1 netdev $2 failed"
+	wait_for 5 ibdev_exists "$1" || fail "$1 did not appear in /sys/class/infiniband"
+}
+
+sroce_del() {
+	run rdma link delete "$1" || fail "rdma link delete $1 failed"
+	wait_for 5 eval "! ibdev_exists $1" || fail "$1 still present after delete"
+}
+
+# --- port attributes through the provider (ibv_devinfo) -------------------
+
+# devinfo_field DEV FIELD: value of "FIELD:" from ibv_devinfo -v, e.g.
+# state -> "PORT_ACTIVE (4)", active_mtu -> "1024 (3)", link_layer -> "Ethernet".
+devinfo_field() {
+	ibv_devinfo -v -d "$1" 2>/dev/null |
+		sed -n "s/^[[:space:]]*$2:[[:space:]]*//p" | head -n 1
+}
+
+# expect_field DEV FIELD VALUE [SECONDS]: wait (default 5 s) until it matches.
+expect_field() {
+	local got
+
+	if ! wait_for "${4:-5}" eval '[ "$(devinfo_field "$1" "$2")" = "$3" ]'; then
+		got=$(devinfo_field "$1" "$2")
+		fail "$1 $2 is '$got', expected '$3'"
+	fi
+	log "$1 $2 = $3"
+}
+
+# has_gid DEV GID [TYPE]: the GID table of ibv_devinfo -v lists GID (with TYPE,
+# e.g. "RoCE v2").
+has_gid() {
+	ibv_devinfo -v -d "$1" 2>/dev/null |
+		grep -E "GID\[ *[0-9]+\]:" | grep -F "$2" | grep -qF "${3:-}"
+}
+
+# expect_gid DEV GID TYPE [SECONDS]: wait (default 5 s) for the GID.
+expect_gid() {
+	if ! wait_for "${4:-5}" has_gid "$1" "$2" "$3"; then
+		ibv_devinfo -v -d "$1" | grep -E "GID\[" || true
+		fail "$1 has no $3 GID $2"
+	fi
+	log "$1 has $3 GID $2"
+}
+
+# --- two hosts ------------------------------------------------------------
+
+# iputils is not installed here; busybox's ping is enough.
+peer_reachable() { busybox ping -c 1 -W 1 "$SROCE_PEER_IP"; }
+
+wait_peer() {
+	wait_for "${1:-30}" peer_reachable || fail "peer $SROCE_PEER_IP unreachable"
+}
+
+# peer_exchange VALUE [SECONDS]: send VALUE (one line) to the peer, print the
+# peer's. Both hosts must call it the same number of times in the same order:
+# the n-th call uses TCP port 20000+n. Doubles as a barrier.
+peer_exchange() {
+	local port=$((20000 + BARRIER_SEQ)) deadline=$((SECONDS + ${2:-60}))
+	local inbox=/tmp/peer-exchange.$BARRIER_SEQ lpid
+
+	BARRIER_SEQ=$((BARRIER_SEQ + 1))
+	busybox nc -l -p "$port" > "$inbox" &
+	lpid=$!
+	until timeout 2 bash -c "echo '$1' > /dev/tcp/$SROCE_PEER_IP/$port" 2> /dev/null; do
+		[ $SECONDS -lt $deadline ] || fail "peer did not reach exchange $port"
+		sleep 0.2
+	done
+	while kill -0 "$lpid" 2> /dev/null; do
+		[ $SECONDS -lt $deadline ] || fail "peer never sent exchange $port"
+		sleep 0.1
+	done
+	head -n 1 "$inbox"
+}
+
+# barrier NAME [SECONDS]: both hosts wait here for each other.
+barrier() {
+	local got
+
+	got=$(peer_exchange "$1" "${2:-60}")
+	[ "$got" = "$1" ] || fail "barrier '$1' met peer at '$got'"
+	log "barrier $1 passed"
+}
