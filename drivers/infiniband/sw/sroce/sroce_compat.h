@@ -27,4 +27,14 @@ typedef struct uverbs_attr_bundle sroce_create_cq_ctx_t;
 typedef struct ib_udata sroce_create_cq_ctx_t;
 #endif
 
+/*
+ * The unaligned access helpers moved from asm/ to linux/ in 6.12. A quoted
+ * name, because GNU C predefines "linux" as a macro.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define SROCE_UNALIGNED_H "linux/unaligned.h"
+#else
+#define SROCE_UNALIGNED_H "asm/unaligned.h"
+#endif
+
 #endif /* SROCE_COMPAT_H */

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce_icrc.h - the RoCEv2 invariant CRC.
+ */
+#ifndef SROCE_ICRC_H
+#define SROCE_ICRC_H
+
+#include <linux/types.h>
+
+int sroce_icrc_begin(const void *ip, unsigned int len, u32 *crc);
+u32 sroce_icrc_update(u32 crc, const void *data, unsigned int len);
+u32 sroce_icrc_finish(u32 crc);
+int sroce_icrc_compute(const void *ip, unsigned int len, u32 *icrc);
+
+#endif /* SROCE_ICRC_H */

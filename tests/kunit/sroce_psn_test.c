@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: 24-bit PSN arithmetic across the wrap.
+ */
+#include <kunit/test.h>
+
+#include "sroce_psn.h"
+
+static void sroce_psn_add_wraps_at_24_bits(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sroce_psn_add(0xfffffe, 1), 0xffffffU);
+	KUNIT_EXPECT_EQ(test, sroce_psn_add(0xffffff, 1), 0U);
+	KUNIT_EXPECT_EQ(test, sroce_psn_add(0xfffff0, 0x20), 0x10U);
+	KUNIT_EXPECT_EQ(test, sroce_psn_add(5, 0), 5U);
+}
+
+static void sroce_psn_diff_is_signed_distance(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sroce_psn_diff(10, 3), 7);
+	KUNIT_EXPECT_EQ(test, sroce_psn_diff(3, 10), -7);
+	KUNIT_EXPECT_EQ(test, sroce_psn_diff(2, 0xfffffe), 4);
+	KUNIT_EXPECT_EQ(test, sroce_psn_diff(0xfffffe, 2), -4);
+	KUNIT_EXPECT_EQ(test, sroce_psn_diff(0x7fffff, 0), 0x7fffff);
+	KUNIT_EXPECT_EQ(test, sroce_psn_diff(0x800000, 0), -0x800000);
+	/* Bits above 24 are ignored. */
+	KUNIT_EXPECT_EQ(test, sroce_psn_diff(0x1000005, 3), 2);
+}
+
+static void sroce_psn_order_across_wrap(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, sroce_psn_before(0xffffff, 0));
+	KUNIT_EXPECT_TRUE(test, sroce_psn_after(0, 0xffffff));
+	KUNIT_EXPECT_FALSE(test, sroce_psn_before(7, 7));
+	KUNIT_EXPECT_FALSE(test, sroce_psn_after(7, 7));
+	KUNIT_EXPECT_TRUE(test, sroce_psn_before(100, 0x7fff00));
+}
+
+static void sroce_psn_window_membership(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, sroce_psn_in_window(0xfffffe, 0xfffffe, 4));
+	KUNIT_EXPECT_TRUE(test, sroce_psn_in_window(1, 0xfffffe, 4));
+	KUNIT_EXPECT_FALSE(test, sroce_psn_in_window(2, 0xfffffe, 4));
+	KUNIT_EXPECT_FALSE(test, sroce_psn_in_window(0xfffffd, 0xfffffe, 4));
+	KUNIT_EXPECT_FALSE(test, sroce_psn_in_window(5, 5, 0));
+}
+
+static struct kunit_case sroce_psn_cases[] = {
+	KUNIT_CASE(sroce_psn_add_wraps_at_24_bits),
+	KUNIT_CASE(sroce_psn_diff_is_signed_distance),
+	KUNIT_CASE(sroce_psn_order_across_wrap),
+	KUNIT_CASE(sroce_psn_window_membership),
+	{}
+};
+
+static struct kunit_suite sroce_psn_suite = {
+	.name = "sroce_psn",
+	.test_cases = sroce_psn_cases,
+};
+
+kunit_test_suites(&sroce_psn_suite);
