@@ -5,7 +5,7 @@
 # read-only root. JOB (written by vm-run, read over 9p) sets the SROCE_*
 # variables, SCRIPT and ARGS. Prepares modules and network, runs the script
 # with a deadline, then prints the kernel log and the exit marker that vm-run
-# reads back from the console. Stage 1 powers off when this returns.
+# reads back from the console, and powers off. This runs as PID 1.
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # shellcheck source=/dev/null
@@ -37,7 +37,7 @@ setup_modules() {
 		-o "lowerdir=/lib/modules,upperdir=$ovl/upper,workdir=$ovl/work" /lib/modules ||
 		say "cannot overlay /lib/modules"
 	mkdir -p "/lib/modules/$rel"
-	cp -r "$SROCE_MODDIR"/. "/lib/modules/$rel/" || say "cannot install $SROCE_MODDIR"
+	cp -a "$SROCE_MODDIR"/. "/lib/modules/$rel/" || say "cannot install $SROCE_MODDIR"
 	[ -f "/lib/modules/$rel/updates/sroce.ko" ] ||
 		say "module $SROCE_KO not built; modprobe sroce will fail"
 }
@@ -107,6 +107,8 @@ main() {
 	dmesg
 	echo "SROCE-DMESG-END-$SROCE_NONCE"
 	echo "SROCE-EXIT-$SROCE_NONCE: $rc"
+	# No systemd to ask: busybox (a dependency of the harness) calls reboot(2).
+	/bin/busybox poweroff -f || echo o > /proc/sysrq-trigger
 }
 
 main

@@ -86,28 +86,35 @@ devinfo_field() {
 		sed -n "s/^[[:space:]]*$2:[[:space:]]*//p" | head -n 1
 }
 
+field_is() { [ "$(devinfo_field "$1" "$2")" = "$3" ]; }
+
 # expect_field DEV FIELD VALUE [SECONDS]: wait (default 5 s) until it matches.
 expect_field() {
 	local got
 
-	if ! wait_for "${4:-5}" eval '[ "$(devinfo_field "$1" "$2")" = "$3" ]'; then
+	if ! wait_for "${4:-5}" field_is "$1" "$2" "$3"; then
 		got=$(devinfo_field "$1" "$2")
 		fail "$1 $2 is '$got', expected '$3'"
 	fi
 	log "$1 $2 = $3"
 }
 
-# has_gid DEV GID [TYPE]: the GID table of ibv_devinfo -v lists GID (with TYPE,
-# e.g. "RoCE v2").
-has_gid() {
+# gid_list DEV: the GID table of ibv_devinfo -v, one "GID, TYPE" a line
+# (RoCE v2 GIDs are printed as addresses: ::ffff:198.18.0.1, fd00::1).
+gid_list() {
 	ibv_devinfo -v -d "$1" 2>/dev/null |
-		grep -E "GID\[ *[0-9]+\]:" | grep -F "$2" | grep -qF "${3:-}"
+		sed -n 's/^[[:space:]]*GID\[ *[0-9]*\]:[[:space:]]*//p'
+}
+
+# has_gid DEV GID [TYPE]: the table lists GID (with TYPE, e.g. "RoCE v2").
+has_gid() {
+	gid_list "$1" | grep -qxF "$2${3:+, $3}"
 }
 
 # expect_gid DEV GID TYPE [SECONDS]: wait (default 5 s) for the GID.
 expect_gid() {
 	if ! wait_for "${4:-5}" has_gid "$1" "$2" "$3"; then
-		ibv_devinfo -v -d "$1" | grep -E "GID\[" || true
+		gid_list "$1"
 		fail "$1 has no $3 GID $2"
 	fi
 	log "$1 has $3 GID $2"
@@ -150,4 +157,19 @@ barrier() {
 	got=$(peer_exchange "$1" "${2:-60}")
 	[ "$got" = "$1" ] || fail "barrier '$1' met peer at '$got'"
 	log "barrier $1 passed"
+}
+
+# --- bad input ------------------------------------------------------------
+
+# expect_rejected CMD...: CMD (an rdma command) must fail and leave the list
+# of RDMA devices as it was. vm-run then checks the kernel log for splats.
+expect_rejected() {
+	local before after
+
+	before=$(ibdev_list)
+	expect_fail "$@"
+	after=$(ibdev_list)
+	[ "$before" = "$after" ] ||
+		fail "device list changed: before [$(echo $before)] after [$(echo $after)]"
+	log "device list unchanged: [$(echo $after)]"
 }

@@ -8,8 +8,9 @@
 # (for /lib/modules) and virtio_net. Everything else is loaded later with the
 # real modprobe from the host tree, so this image rarely needs rebuilding.
 #
-# Modules missing from /lib/modules/KVER (built in, or no module tree at all
-# as with the debug kernel) are simply left out; init tolerates it.
+# Modules come from $SROCE_MODROOT/lib/modules/KVER (SROCE_MODROOT is empty
+# for stock kernels); missing ones (built in, or no module tree at all as with
+# the debug kernel) are simply left out; init tolerates it.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -56,7 +57,7 @@ add_module() {
 main() {
 	local kver=$1 out=$2 path
 
-	MODDIR=/lib/modules/$kver
+	MODDIR=${SROCE_MODROOT:-}/lib/modules/$kver
 	STAGE=$(mktemp -d)
 	trap 'rm -rf "$STAGE"' EXIT
 	mkdir -p "$STAGE"/{bin,dev,proc,sys,newroot,modules}

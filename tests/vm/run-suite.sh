@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-suite.sh --kernel KVER|debug [--full] [TEST...]
+#
+# Run every tests/vm/tests/*.sh (or the named ones) in its own VM and append
+# one result line per script to $SROCE_RESULTS (default build/results.tsv):
+#     vm-<KVER>\t<test>\t<PASS|FAIL|SKIP>\t<detail>
+# Script header lines read here:
+#     # hosts: 2        two linked guests (default 1)
+#     # timeout: SEC    instead of 300
+#     # full-only       only with --full (make check-full)
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+RESULTS=${SROCE_RESULTS:-$TOP/build/results.tsv}
+KERNEL='' FULL=0 TESTS=()
+
+usage() {
+	sed -n '4p' "$0" | sed 's/^# //' >&2
+	exit 2
+}
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--kernel) KERNEL=$2; shift 2 ;;
+		--full) FULL=1; shift ;;
+		-*) usage ;;
+		*) TESTS+=("$1"); shift ;;
+		esac
+	done
+	[ -n "$KERNEL" ] || usage
+	if [ ${#TESTS[@]} = 0 ]; then
+		TESTS=("$HERE"/tests/*.sh)
+	fi
+}
+
+# header FILE KEY: value of a "# KEY: value" line near the top of FILE.
+header() {
+	head -n 20 "$1" | sed -n "s/^# $2:[[:space:]]*\([^[:space:]]*\).*/\1/p" | head -n 1
+}
+
+record() {
+	mkdir -p "$(dirname "$RESULTS")"
+	printf 'vm-%s\t%s\t%s\t%s\n' "$KERNEL" "$1" "$2" "$3" >> "$RESULTS"
+}
+
+# Resolve a test given as a name ("device-add"), a file name or a path.
+test_path() {
+	local t=$1
+
+	[ -f "$t" ] && { realpath "$t"; return; }
+	t=$(basename "$t" .sh)
+	[ -f "$HERE/tests/$t.sh" ] && { echo "$HERE/tests/$t.sh"; return; }
+	return 1
+}
+
+run_one() {
+	local path=$1 name hosts timeout detail_file rc verdict detail
+
+	name=$(basename "$path" .sh)
+	if head -n 20 "$path" | grep -q '^# full-only' && [ "$FULL" = 0 ]; then
+		echo "run-suite: $name: full-only, not run"
+		return
+	fi
+	hosts=$(header "$path" hosts); timeout=$(header "$path" timeout)
+	detail_file=$(mktemp)
+	"$HERE/vm-run" --kernel "$KERNEL" --hosts "${hosts:-1}" --timeout "${timeout:-300}" \
+		--detail-file "$detail_file" "$path"
+	rc=$?
+	detail=$(head -n 1 "$detail_file" 2>/dev/null | tr '\t' ' ')
+	rm -f "$detail_file"
+	case "$rc" in
+	0) verdict=PASS ;;
+	77) verdict=SKIP ;;
+	*) verdict=FAIL; [ -n "$detail" ] || detail="vm-run exit $rc" ;;
+	esac
+	record "$name" "$verdict" "$detail"
+}
+
+main() {
+	local t path
+
+	parse_args "$@"
+	for t in "${TESTS[@]}"; do
+		if ! path=$(test_path "$t"); then
+			record "$(basename "$t" .sh)" FAIL "no such test"
+			continue
+		fi
+		run_one "$path"
+	done
+}
+
+main "$@"

@@ -1,0 +1,8 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Bad input: a netdev that does not exist is rejected.
+. "$SROCE_TOP/tests/vm/lib.sh"
+
+sroce_load
+expect_rejected rdma link add sroce0 type sroce netdev nosuchdev0

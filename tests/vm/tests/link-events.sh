@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# eth0 down/up raises IBV_EVENT_PORT_ERR then IBV_EVENT_PORT_ACTIVE, as seen
+# by ibv_asyncwatch through the provider.
+. "$SROCE_TOP/tests/vm/lib.sh"
+
+require_provider
+sroce_load
+sroce_add sroce0 eth0
+# Line-buffered: the output goes to a file and the process gets killed.
+stdbuf -oL ibv_asyncwatch -d sroce0 > events.txt 2>&1 &
+watcher=$!
+trap 'kill $watcher 2>/dev/null' EXIT
+wait_for 5 eval "ls -l /proc/$watcher/fd | grep -q uverbs" ||
+	fail "ibv_asyncwatch did not open sroce0: $(cat events.txt)"
+sleep 0.5 # it opened the device; let it reach ibv_get_async_event
+run ip link set eth0 down
+wait_for 5 grep -q IBV_EVENT_PORT_ERR events.txt || fail "no IBV_EVENT_PORT_ERR: $(cat events.txt)"
+run ip link set eth0 up
+wait_for 5 grep -q IBV_EVENT_PORT_ACTIVE events.txt ||
+	fail "no IBV_EVENT_PORT_ACTIVE: $(cat events.txt)"
+cat events.txt
