@@ -47,4 +47,240 @@ struct sroce_alloc_ucontext_resp {
 	__aligned_u64 reserved[2];
 };
 
+/*
+ * Shared rings
+ * ============
+ *
+ * Every send queue, receive queue and completion queue is a ring in memory
+ * the kernel allocates and the process maps with mmap() on its uverbs fd, at
+ * the offset and length the create response gives. A mapping starts with
+ * struct sroce_ring_hdr; entries follow at SROCE_RING_ENTRIES_OFFSET, each
+ * entry `stride` bytes (a power of two), `depth` entries (a power of two).
+ *
+ * Indices are free-running __u32: the slot of index i is i & (depth - 1).
+ * Each index is written by exactly one side and only ever incremented:
+ *
+ *   ring  producer (writes entries, then producer)  consumer
+ *   SQ    process (ibv_post_send)                   kernel
+ *   RQ    process (ibv_post_recv)                   kernel
+ *   CQ    kernel                                    process (ibv_poll_cq)
+ *
+ * Producer: fill the entry, then store-release the producer index.
+ * Consumer: load-acquire the producer index, then read entries below it,
+ * then store-release the consumer index when the slots may be reused.
+ *
+ * The kernel never trusts the ring: it reads each index and each entry
+ * once (READ_ONCE into private memory), validates the copy, and acts only on
+ * the copy. A producer index more than `depth` ahead of the kernel's own
+ * consumer position puts the QP in the error state; an invalid WQE completes
+ * in error. Nothing a process writes here can affect another process.
+ *
+ * Send and receive slots are not reused when the kernel has read them but
+ * when their completion is polled: the provider counts outstanding work
+ * requests from the CQEs' wqe_index (which also retires preceding
+ * unsignaled sends), so a ring never holds more than `depth` outstanding.
+ *
+ * Doorbell elision (SQ)
+ * ---------------------
+ * While the kernel's transmit thread is polling, it picks up new send WQEs
+ * by itself. Before it sleeps it sets SROCE_RING_NEED_WAKEUP in the SQ's
+ * flags, issues a full barrier and looks at the producer index once more.
+ * ibv_post_send stores the producer index, issues a full barrier and reads
+ * flags: only if NEED_WAKEUP is set does it ring the doorbell, a write() of
+ * IB_USER_VERBS_CMD_POST_SEND with wr_count 0 on the QP. The two full
+ * barriers guarantee that either the kernel sees the new index or the
+ * process sees the flag.
+ */
+#define SROCE_RING_NEED_WAKEUP		(1U << 0)
+
+/*
+ * struct sroce_ring_hdr - the first bytes of every ring mapping
+ * @producer: written by the producer only (table above)
+ * @consumer: written by the consumer only
+ * @flags: written by the kernel only: SROCE_RING_* bits
+ *
+ * Each index sits in its own 64-byte cache line so the two sides do not
+ * fight over one line.
+ */
+struct sroce_ring_hdr {
+	__u32 producer;
+	__u32 reserved0[15];
+	__u32 consumer;
+	__u32 reserved1[15];
+	__u32 flags;
+	__u32 reserved2[15];
+};
+
+#define SROCE_RING_ENTRIES_OFFSET	256
+
+/* Scatter/gather element, as in struct ibv_sge. */
+struct sroce_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/* Work request opcodes: the values of enum ibv_wr_opcode. */
+enum sroce_wr_opcode {
+	SROCE_WR_RDMA_WRITE		= 0,
+	SROCE_WR_RDMA_WRITE_WITH_IMM	= 1,
+	SROCE_WR_SEND			= 2,
+	SROCE_WR_SEND_WITH_IMM		= 3,
+	SROCE_WR_RDMA_READ		= 4,
+	SROCE_WR_ATOMIC_CMP_AND_SWP	= 5,
+	SROCE_WR_ATOMIC_FETCH_AND_ADD	= 6,
+	SROCE_WR_LOCAL_INV		= 7,
+	SROCE_WR_BIND_MW		= 8,
+	SROCE_WR_SEND_WITH_INV		= 9,
+};
+
+/* Send flags: the values of enum ibv_send_flags. */
+#define SROCE_SEND_FENCE		(1U << 0)
+#define SROCE_SEND_SIGNALED		(1U << 1)
+#define SROCE_SEND_SOLICITED		(1U << 2)
+#define SROCE_SEND_INLINE		(1U << 3)
+#define SROCE_SEND_FLAGS_MASK		((1U << 4) - 1)
+
+/*
+ * struct sroce_send_wqe - one send queue entry
+ * @wr_id: returned in the completion
+ * @opcode: enum sroce_wr_opcode
+ * @send_flags: SROCE_SEND_* bits
+ * @num_sge: entries in sge[]; 0 for inline sends
+ * @inline_len: bytes of inline data following the header (SROCE_SEND_INLINE)
+ * @imm_data: immediate data, network byte order (*_WITH_IMM)
+ * @invalidate_rkey: rkey to invalidate (SEND_WITH_INV)
+ * @rdma: RDMA READ/WRITE target
+ * @atomic: atomic target and operands (8-byte aligned remote_addr)
+ *
+ * The header is 64 bytes; sge[] or the inline data follow it, within the
+ * QP's sq_stride.
+ */
+struct sroce_send_wqe {
+	__aligned_u64 wr_id;
+	__u32 opcode;
+	__u32 send_flags;
+	__u32 num_sge;
+	__u32 inline_len;
+	union {
+		__be32 imm_data;
+		__u32 invalidate_rkey;
+	};
+	__u32 reserved;
+	union {
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 reserved;
+		} rdma;
+		struct {
+			__aligned_u64 remote_addr;
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+			__u32 rkey;
+			__u32 reserved;
+		} atomic;
+	};
+	struct sroce_sge sge[];
+};
+
+/*
+ * struct sroce_recv_wqe - one receive queue entry
+ * @wr_id: returned in the completion
+ * @num_sge: entries in sge[]
+ */
+struct sroce_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+	struct sroce_sge sge[];
+};
+
+/* Completion opcodes: the values of enum ibv_wc_opcode. */
+enum sroce_wc_opcode {
+	SROCE_WC_SEND			= 0,
+	SROCE_WC_RDMA_WRITE		= 1,
+	SROCE_WC_RDMA_READ		= 2,
+	SROCE_WC_COMP_SWAP		= 3,
+	SROCE_WC_FETCH_ADD		= 4,
+	SROCE_WC_BIND_MW		= 5,
+	SROCE_WC_LOCAL_INV		= 6,
+	SROCE_WC_RECV			= 1 << 7,
+	SROCE_WC_RECV_RDMA_WITH_IMM	= (1 << 7) + 1,
+};
+
+/* Completion flags: the values of enum ibv_wc_flags. */
+#define SROCE_WC_WITH_IMM		(1U << 1)
+#define SROCE_WC_WITH_INV		(1U << 3)
+
+/*
+ * struct sroce_cqe - one completion queue entry (64 bytes)
+ * @wr_id: of the work request this completes
+ * @status: enum ibv_wc_status value
+ * @opcode: enum sroce_wc_opcode
+ * @vendor_err: sroce-specific detail for error completions
+ * @byte_len: bytes received (receive completions)
+ * @imm_data: immediate data, network byte order (SROCE_WC_WITH_IMM)
+ * @invalidated_rkey: (SROCE_WC_WITH_INV)
+ * @qp_num: the QP the work request was posted on
+ * @src_qp: the sender's QP number (receive completions)
+ * @wc_flags: SROCE_WC_* flags
+ * @wqe_index: free-running SQ or RQ index of the completed WQE; everything
+ *	before it on the same queue is retired too
+ * @is_recv: 1 if @wqe_index counts the receive queue, 0 the send queue
+ */
+struct sroce_cqe {
+	__aligned_u64 wr_id;
+	__u32 status;
+	__u32 opcode;
+	__u32 vendor_err;
+	__u32 byte_len;
+	union {
+		__be32 imm_data;
+		__u32 invalidated_rkey;
+	};
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 wc_flags;
+	__u32 wqe_index;
+	__u8 is_recv;
+	__u8 sl;
+	__u16 pkey_index;
+	__u32 reserved[4];
+};
+
+/*
+ * struct sroce_create_cq_resp - where the CQ ring is
+ * @mmap_offset: pass to mmap() on the uverbs fd
+ * @mmap_size: bytes to map: the header plus depth * sizeof(struct sroce_cqe)
+ * @depth: entries in the ring (a power of two >= the requested cqe + 1)
+ */
+struct sroce_create_cq_resp {
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+	__u32 depth;
+	__u32 reserved;
+};
+
+/*
+ * struct sroce_create_qp_resp - where the send and receive rings are
+ * @sq_mmap_offset, @sq_mmap_size: the SQ mapping
+ * @rq_mmap_offset, @rq_mmap_size: the RQ mapping
+ * @sq_depth, @rq_depth: entries, powers of two
+ * @sq_stride, @rq_stride: bytes per entry, powers of two
+ * @max_inline_data: inline bytes a send WQE may carry on this QP
+ */
+struct sroce_create_qp_resp {
+	__aligned_u64 sq_mmap_offset;
+	__aligned_u64 sq_mmap_size;
+	__aligned_u64 rq_mmap_offset;
+	__aligned_u64 rq_mmap_size;
+	__u32 sq_depth;
+	__u32 sq_stride;
+	__u32 rq_depth;
+	__u32 rq_stride;
+	__u32 max_inline_data;
+	__u32 reserved;
+};
+
 #endif /* SROCE_ABI_USER_H */

@@ -9,6 +9,8 @@
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
 
+#include "sroce_mr.h"
+
 /**
  * struct sroce_dev - one sroce ib_device bound to one Ethernet netdev
  * @ib_dev: the ib_core device; first, ib_alloc_device() requires it
@@ -19,6 +21,7 @@
  * @reported_port_state: last port state announced with an IB event;
  *	protected by sroce_devices_lock, which the netdev notifier takes
  * @num_pd: protection domains alive, bounded by SROCE_MAX_PD
+ * @mr_table: registered memory regions by key
  */
 struct sroce_dev {
 	struct ib_device ib_dev;
@@ -27,6 +30,7 @@ struct sroce_dev {
 	struct list_head list;
 	enum ib_port_state reported_port_state;
 	atomic_t num_pd;
+	struct sroce_mr_table mr_table;
 };
 
 struct sroce_ucontext {

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce_mr.h - memory regions: registration, keys, lookup, data copy.
+ */
+#ifndef SROCE_MR_H
+#define SROCE_MR_H
+
+#include <linux/refcount.h>
+#include <linux/completion.h>
+#include <linux/xarray.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+
+struct sk_buff;
+struct sroce_dev;
+
+/**
+ * struct sroce_mr_table - a device's MRs by key index
+ * @xa: index -> struct sroce_mr; lookups under RCU, updates under xa_lock
+ * @gen: source of the key generation byte
+ */
+struct sroce_mr_table {
+	struct xarray xa;
+	atomic_t gen;
+};
+
+/*
+ * Keys: lkey == rkey == index << 8 | generation. The index names the slot
+ * in the device's MR table; the generation byte changes each time a slot is
+ * reused, so a key kept after ibv_dereg_mr() does not reach the next MR.
+ */
+#define SROCE_KEY_GEN_BITS	8
+#define SROCE_KEY_GEN_MASK	((1U << SROCE_KEY_GEN_BITS) - 1)
+
+static inline u32 sroce_key_make(u32 index, u8 gen)
+{
+	return index << SROCE_KEY_GEN_BITS | gen;
+}
+
+static inline u32 sroce_key_index(u32 key)
+{
+	return key >> SROCE_KEY_GEN_BITS;
+}
+
+/**
+ * struct sroce_mr - a registered user memory region
+ * @ibmr: ib_core's part; lkey/rkey set at registration
+ * @sdev: owning device
+ * @umem: the pinned pages
+ * @pages: page of each PAGE_SIZE chunk of [iova & PAGE_MASK, iova + length)
+ * @npages: entries in @pages
+ * @iova: first valid address (the address the peer and the WQEs use)
+ * @length: bytes from @iova
+ * @access: IB_ACCESS_* flags
+ * @refs: lookups in flight plus the table's own reference
+ * @released: completed when the last lookup drops its reference after
+ *	deregistration started, so dereg waits for data copies in flight
+ */
+struct sroce_mr {
+	struct ib_mr ibmr;
+	struct sroce_dev *sdev;
+	struct ib_umem *umem;
+	struct page **pages;
+	unsigned long npages;
+	u64 iova;
+	u64 length;
+	int access;
+	refcount_t refs;
+	struct completion released;
+};
+
+/*
+ * Lookup for the data path: any context, including softirq. Returns a
+ * referenced MR whose key matches exactly, or NULL. Drop with sroce_mr_put().
+ */
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);
+void sroce_mr_put(struct sroce_mr *mr);
+
+/*
+ * Can @pd access [@va, @va + @len) of @mr with every right in @access?
+ * Return: 0, -EACCES (wrong PD or missing right) or -ERANGE (outside).
+ * A zero-length access needs no MR and is the caller's business.
+ */
+int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 va, u64 len,
+		   int access);
+
+enum sroce_copy_dir {
+	SROCE_COPY_TO_MR,
+	SROCE_COPY_FROM_MR,
+};
+
+/* Copy between @buf and an already checked range of @mr. Never sleeps. */
+void sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u32 len,
+		   enum sroce_copy_dir dir);
+
+/*
+ * Copy @len bytes of @skb, from @offset, into an already checked range of
+ * @mr: the responder places payload straight from the received packet.
+ * Return: 0 or skb_copy_bits()'s error.
+ */
+int sroce_mr_copy_from_skb(struct sroce_mr *mr, u64 va,
+			   const struct sk_buff *skb, int offset, u32 len);
+
+/*
+ * 8-byte atomic at an already checked, 8-byte aligned @va of @mr.
+ * Serialised device-wide against every other sroce atomic.
+ * Return: the original value.
+ */
+u64 sroce_mr_atomic(struct sroce_mr *mr, u64 va, bool cmp_swap, u64 compare_add,
+		    u64 swap);
+
+/* ib_device_ops */
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+int sroce_mr_table_init(struct sroce_dev *sdev);
+void sroce_mr_table_destroy(struct sroce_dev *sdev);
+
+#endif /* SROCE_MR_H */
