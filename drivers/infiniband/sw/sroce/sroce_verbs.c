@@ -162,14 +162,14 @@ static struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	return ERR_PTR(-EOPNOTSUPP);
 }
 
-static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start,
+static struct ib_mr *sroce_nyi_reg_user_mr(struct ib_pd *ibpd, u64 start,
 				       u64 length, u64 iova, int access,
 				       struct ib_udata *udata)
 {
 	return ERR_PTR(-EOPNOTSUPP);
 }
 
-static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+static int sroce_nyi_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	return 0;
 }
@@ -202,8 +202,8 @@ const struct ib_device_ops sroce_dev_ops = {
 	.poll_cq = sroce_poll_cq,
 	.req_notify_cq = sroce_req_notify_cq,
 	.get_dma_mr = sroce_get_dma_mr,
-	.reg_user_mr = sroce_reg_user_mr,
-	.dereg_mr = sroce_dereg_mr,
+	.reg_user_mr = sroce_nyi_reg_user_mr,
+	.dereg_mr = sroce_nyi_dereg_mr,
 
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
