@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * sroce.c - libsroce, the rdma-core provider for the sroce software RoCEv2
- * device: device matching, context setup and the control-path verbs that
- * are plain kernel commands. The data path (CQ, QP, MR, shared rings) is
- * not implemented yet; its index rules live in sroce_ring.h.
+ * device: device matching, context setup, the control-path verbs that are
+ * plain kernel commands, and the table of every verb the provider offers.
+ * The data path lives in sroce_cq.c, sroce_poll.c, sroce_qp.c,
+ * sroce_post.c, sroce_wr_ex.c and sroce_mr.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -87,16 +88,33 @@ static void sroce_free_context(struct ibv_context *ibctx)
 {
 	struct sroce_context *sctx = to_sctx(ibctx);
 
+	sroce_qp_table_fini(sctx);
 	verbs_uninit_context(&sctx->vctx);
 	free(sctx);
 }
 
 static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_pd = sroce_alloc_pd,
+	.create_cq = sroce_create_cq,
+	.create_cq_ex = sroce_create_cq_ex,
+	.create_qp = sroce_create_qp,
+	.create_qp_ex = sroce_create_qp_ex,
 	.dealloc_pd = sroce_dealloc_pd,
+	.dereg_mr = sroce_dereg_mr,
+	.destroy_cq = sroce_destroy_cq,
+	.destroy_qp = sroce_destroy_qp,
 	.free_context = sroce_free_context,
+	.modify_qp = sroce_modify_qp,
+	.poll_cq = sroce_poll_cq,
+	.post_recv = sroce_post_recv,
+	.post_send = sroce_post_send,
 	.query_device_ex = sroce_query_device,
 	.query_port = sroce_query_port,
+	.query_qp = sroce_query_qp,
+	.reg_mr = sroce_reg_mr,
+	.req_notify_cq = ibv_cmd_req_notify_cq,	/* a syscall is fine here */
+	.rereg_mr = sroce_rereg_mr,
+	.resize_cq = sroce_resize_cq,
 };
 
 /*
@@ -150,6 +168,9 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 		return NULL;
 
 	ret = sroce_get_context(sctx);
+	if (ret)
+		goto err_uninit;
+	ret = sroce_qp_table_init(sctx);
 	if (ret)
 		goto err_uninit;
 

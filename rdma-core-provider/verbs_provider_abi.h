@@ -126,9 +126,46 @@ struct verbs_device {
 	uint64_t core_support;
 };
 
-/* --- context operations (driver.h) -------------------------------------- */
+/* --- objects a provider embeds (driver.h) ------------------------------- */
 
-struct verbs_mr;	/* only passed by pointer here */
+struct verbs_xrcd;	/* only pointed to here */
+
+enum ibv_mr_type {
+	IBV_MR_TYPE_MR,
+	IBV_MR_TYPE_NULL_MR,
+	IBV_MR_TYPE_IMPORTED_MR,
+	IBV_MR_TYPE_DMABUF_MR,
+};
+
+/* ibv_cmd_reg_mr() fills in the ibv_mr, mr_type and access. */
+struct verbs_mr {
+	struct ibv_mr ibv_mr;
+	enum ibv_mr_type mr_type;
+	int access;
+};
+
+enum verbs_qp_mask {
+	VERBS_QP_XRCD = 1 << 0,
+	VERBS_QP_EX = 1 << 1,	/* ibv_qp_to_qp_ex() returns &qp_ex only if set */
+};
+
+struct verbs_qp {
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qp_ex;
+	};
+	uint32_t comp_mask;	/* enum verbs_qp_mask */
+	struct verbs_xrcd *xrcd;
+};
+
+struct verbs_cq {
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;
+	};
+};
+
+/* --- context operations (driver.h) -------------------------------------- */
 
 /*
  * Every operation a provider may supply, alphabetical as in driver.h.
@@ -293,6 +330,47 @@ struct ibv_alloc_pd {
 	struct ib_uverbs_alloc_pd core_payload;
 };
 
+struct ibv_create_cq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_cq core_payload;
+};
+
+struct ibv_resize_cq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_resize_cq core_payload;
+};
+
+struct ibv_reg_mr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_reg_mr core_payload;
+};
+
+struct ibv_modify_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_modify_qp core_payload;
+};
+
+struct ibv_query_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_query_qp core_payload;
+};
+
+/* Extended commands carry a second header (kern-abi.h's struct ex_hdr). */
+struct ex_hdr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex_hdr;
+};
+
+struct ibv_create_cq_ex {
+	struct ex_hdr hdr;
+	struct ib_uverbs_ex_create_cq core_payload;
+};
+
+struct ibv_create_qp_ex {
+	struct ex_hdr hdr;
+	struct ib_uverbs_ex_create_qp core_payload;
+};
+
 /* --- functions exported under IBVERBS_PRIVATE_34 (libibverbs.map.in) ---- */
 
 /*
@@ -332,6 +410,48 @@ int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 		     struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size);
 int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
 
+/* Completes the ibv_cq that create_cq/create_cq_ex returned (device.c). */
+void verbs_init_cq(struct ibv_cq *cq, struct ibv_context *context,
+		   struct ibv_comp_channel *channel, void *cq_context);
+
+/* cmd_flags of ibv_cmd_create_cq_ex (driver.h's enum create_cq_cmd_flags) */
+enum {
+	CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX = 1 << 0,
+};
+
+int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
+		      struct ibv_comp_channel *channel, int comp_vector,
+		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
+int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+
+int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		   uint64_t hca_va, int access, struct verbs_mr *vmr,
+		   struct ibv_reg_mr *cmd, size_t cmd_size,
+		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+
+int ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
+			  struct ibv_qp_init_attr_ex *qp_attr,
+			  struct ibv_create_qp_ex *cmd, size_t cmd_size,
+			  struct ib_uverbs_ex_create_qp_resp *resp,
+			  size_t resp_size);
+int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct ibv_modify_qp *cmd,
+		      size_t cmd_size);
+int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
+		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
+		     struct ibv_query_qp *cmd, size_t cmd_size);
+int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+
 /* --- layout checks --------------------------------------------------------
  *
  * The expected numbers below were measured by compiling rdma-core v44.0's
@@ -357,6 +477,38 @@ _Static_assert(offsetof(struct verbs_context_ops, query_device_ex) ==
 _Static_assert(offsetof(struct verbs_context_ops, query_port) ==
 		       60 * SROCE_FN_PTR_SIZE,
 	       "query_port is the 61st operation");
+/* The data-path slots, by their position in driver.h's sorted list. */
+#define SROCE_ASSERT_OP_SLOT(op, slot)                                         \
+	_Static_assert(offsetof(struct verbs_context_ops, op) ==               \
+			       (slot) * SROCE_FN_PTR_SIZE,                     \
+		       #op " is operation number " #slot " (from 0)")
+SROCE_ASSERT_OP_SLOT(create_cq, 15);
+SROCE_ASSERT_OP_SLOT(create_cq_ex, 16);
+SROCE_ASSERT_OP_SLOT(create_qp, 19);
+SROCE_ASSERT_OP_SLOT(create_qp_ex, 20);
+SROCE_ASSERT_OP_SLOT(dereg_mr, 28);
+SROCE_ASSERT_OP_SLOT(destroy_cq, 31);
+SROCE_ASSERT_OP_SLOT(destroy_qp, 34);
+SROCE_ASSERT_OP_SLOT(modify_qp, 47);
+SROCE_ASSERT_OP_SLOT(poll_cq, 53);
+SROCE_ASSERT_OP_SLOT(post_recv, 54);
+SROCE_ASSERT_OP_SLOT(post_send, 55);
+SROCE_ASSERT_OP_SLOT(query_qp, 61);
+SROCE_ASSERT_OP_SLOT(reg_mr, 68);
+SROCE_ASSERT_OP_SLOT(req_notify_cq, 69);
+SROCE_ASSERT_OP_SLOT(rereg_mr, 70);
+SROCE_ASSERT_OP_SLOT(resize_cq, 71);
+_Static_assert(offsetof(struct verbs_qp, qp) == 0 &&
+		       offsetof(struct verbs_qp, qp_ex.qp_base) == 0 &&
+		       offsetof(struct verbs_cq, cq) == 0,
+	       "libibverbs casts between the embedded verbs objects");
+_Static_assert(sizeof(struct ibv_create_cq) == 40 &&
+		       sizeof(struct ibv_reg_mr) == 48 &&
+		       sizeof(struct ibv_modify_qp) == 120 &&
+		       sizeof(struct ibv_query_qp) == 24 &&
+		       sizeof(struct ibv_create_cq_ex) == 56 &&
+		       sizeof(struct ibv_create_qp_ex) == 88,
+	       "command buffers are header(s) + request, as kern-abi.h asserts");
 _Static_assert(offsetof(struct verbs_device, device) == 0,
 	       "libibverbs casts ibv_device to verbs_device");
 _Static_assert(sizeof(struct ibv_get_context) == 16 &&
@@ -377,6 +529,12 @@ _Static_assert(sizeof(struct verbs_device_ops) == 72, "verbs_device_ops");
 _Static_assert(offsetof(struct verbs_device_ops, alloc_device) == 56,
 	       "verbs_device_ops.alloc_device");
 _Static_assert(sizeof(struct verbs_device) == 712, "verbs_device");
+_Static_assert(sizeof(struct verbs_mr) == 56, "verbs_mr");
+_Static_assert(offsetof(struct verbs_mr, access) == 52, "verbs_mr.access");
+_Static_assert(sizeof(struct verbs_qp) == 368, "verbs_qp");
+_Static_assert(offsetof(struct verbs_qp, comp_mask) == 352,
+	       "verbs_qp.comp_mask");
+_Static_assert(sizeof(struct verbs_cq) == 288, "verbs_cq");
 _Static_assert(offsetof(struct verbs_device, sysfs) == 696,
 	       "verbs_device.sysfs");
 #endif

@@ -71,11 +71,17 @@ static int check_pd(struct ibv_context *ctx)
 /* Verbs without an implementation yet must fail cleanly, not crash. */
 static int check_unimplemented(struct ibv_context *ctx)
 {
-	struct ibv_cq *cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	struct ibv_srq_init_attr attr = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_srq *srq;
 
-	if (cq)
-		return fail("create_cq", "unexpectedly succeeded");
-	printf("create_cq: ok refused (%s)\n", strerror(errno));
+	if (!pd)
+		return fail("alloc_pd", strerror(errno));
+	srq = ibv_create_srq(pd, &attr);
+	ibv_dealloc_pd(pd);
+	if (srq)
+		return fail("create_srq", "unexpectedly succeeded");
+	printf("create_srq: ok refused (%s)\n", strerror(errno));
 	return 0;
 }
 

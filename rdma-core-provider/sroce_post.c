@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * sroce_post.c - ibv_post_send() and ibv_post_recv(): WQEs straight into
+ * the shared rings. post_recv never enters the kernel; post_send does only
+ * when the kernel asked for a doorbell (SROCE_RING_NEED_WAKEUP).
+ */
+#include <errno.h>
+
+#include "sroce_queue.h"
+#include "sroce_wqe.h"
+
+static int sroce_wqe_add_inline_sges(const struct sroce_qp *qp,
+				     struct sroce_send_wqe *wqe,
+				     const struct ibv_sge *sg, int num_sge)
+{
+	int i, ret;
+
+	for (i = 0; i < num_sge; i++) {
+		ret = sroce_wqe_add_inline(qp, wqe,
+					   (const void *)(uintptr_t)sg[i].addr,
+					   sg[i].length);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void sroce_wqe_set_target(struct sroce_send_wqe *wqe,
+				 const struct sroce_send_opdef *op,
+				 const struct ibv_send_wr *wr)
+{
+	if (op->target == SROCE_TARGET_RDMA)
+		sroce_wqe_set_rdma(wqe, wr->wr.rdma.rkey,
+				   wr->wr.rdma.remote_addr);
+	else if (op->target == SROCE_TARGET_ATOMIC)
+		sroce_wqe_set_atomic(wqe, wr->wr.atomic.rkey,
+				     wr->wr.atomic.remote_addr,
+				     wr->wr.atomic.compare_add,
+				     wr->wr.atomic.swap);
+	/* Only *_WITH_IMM opcodes carry it; elsewhere it is just zero. */
+	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
+	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
+		wqe->imm_data = wr->imm_data;
+}
+
+static int sroce_build_send(const struct sroce_qp *qp,
+			    struct sroce_send_wqe *wqe,
+			    const struct ibv_send_wr *wr)
+{
+	const struct sroce_send_opdef *op = sroce_send_opdef(wr->opcode);
+	unsigned int flags = wr->send_flags;
+	int ret;
+
+	if (!op || wr->num_sge < 0)
+		return EINVAL;
+	/* As on other devices, INLINE means nothing to READ or atomics. */
+	if (!op->may_inline)
+		flags &= ~IBV_SEND_INLINE;
+	ret = sroce_wqe_init(qp, wqe, wr->wr_id, wr->opcode, flags);
+	if (ret)
+		return ret;
+	sroce_wqe_set_target(wqe, op, wr);
+	if (flags & IBV_SEND_INLINE)
+		ret = sroce_wqe_add_inline_sges(qp, wqe, wr->sg_list,
+						wr->num_sge);
+	else
+		ret = sroce_wqe_set_sges(qp, wqe, wr->sg_list, wr->num_sge);
+	return ret ? ret : sroce_wqe_check(wqe);
+}
+
+/*
+ * WQEs up to the first failure are posted (verbs semantics); *bad_wr names
+ * the one that failed. A failed doorbell write() leaves every WR posted and
+ * returns its errno with *bad_wr NULL: the kernel will see them at its next
+ * wakeup, but the caller should know the device is in trouble.
+ */
+int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_wq *sq = &qp->sq;
+	bool doorbell = false;
+	uint32_t prod, room;
+	int ret = 0;
+
+	pthread_spin_lock(&sq->lock);
+	prod = sq->prod;
+	room = sroce_wq_free(sq, prod);
+	for (; wr; wr = wr->next, prod++, room--) {
+		if (!room) {
+			ret = ENOMEM;
+			break;
+		}
+		ret = sroce_build_send(qp, sroce_ring_entry(&sq->ring, prod),
+				       wr);
+		if (ret)
+			break;
+	}
+	if (prod != sq->prod)
+		doorbell = sroce_sq_publish(qp, prod);
+	pthread_spin_unlock(&sq->lock);
+
+	*bad_wr = wr;
+	if (doorbell) {
+		int db_ret = sroce_sq_ring_doorbell(qp);
+
+		if (!ret)	/* a WR error wins; wr is NULL otherwise */
+			ret = db_ret;
+	}
+	return ret;
+}
+
+static int sroce_build_recv(const struct sroce_wq *rq,
+			    struct sroce_recv_wqe *wqe,
+			    const struct ibv_recv_wr *wr)
+{
+	int i;
+
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge)
+		return EINVAL;
+	wqe->wr_id = wr->wr_id;
+	wqe->num_sge = wr->num_sge;
+	wqe->reserved = 0;
+	for (i = 0; i < wr->num_sge; i++) {
+		wqe->sge[i].addr = wr->sg_list[i].addr;
+		wqe->sge[i].length = wr->sg_list[i].length;
+		wqe->sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	return 0;
+}
+
+int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr)
+{
+	struct sroce_wq *rq = &to_sqp(ibqp)->rq;
+	uint32_t prod, room;
+	int ret = 0;
+
+	pthread_spin_lock(&rq->lock);
+	prod = rq->prod;
+	room = sroce_wq_free(rq, prod);
+	for (; wr; wr = wr->next, prod++, room--) {
+		if (!room) {
+			ret = ENOMEM;
+			break;
+		}
+		ret = sroce_build_recv(rq, sroce_ring_entry(&rq->ring, prod),
+				       wr);
+		if (ret)
+			break;
+	}
+	if (prod != rq->prod)
+		sroce_wq_publish(rq, prod);
+	pthread_spin_unlock(&rq->lock);
+
+	*bad_wr = wr;
+	return ret;
+}
