@@ -21,6 +21,7 @@
  * @reported_port_state: last port state announced with an IB event;
  *	protected by sroce_devices_lock, which the netdev notifier takes
  * @num_pd: protection domains alive, bounded by SROCE_MAX_PD
+ * @num_cq: completion queues alive, bounded by SROCE_MAX_CQ
  * @mr_table: registered memory regions by key
  */
 struct sroce_dev {
@@ -30,6 +31,7 @@ struct sroce_dev {
 	struct list_head list;
 	enum ib_port_state reported_port_state;
 	atomic_t num_pd;
+	atomic_t num_cq;
 	struct sroce_mr_table mr_table;
 };
 
@@ -47,10 +49,6 @@ struct sroce_pd {
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
-};
-
-struct sroce_cq {
-	struct ib_cq ibcq;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)

@@ -28,6 +28,30 @@ typedef struct ib_udata sroce_create_cq_ctx_t;
 #endif
 
 /*
+ * sroce_create_cq_udata(ctx) - the driver udata of a create_cq call, or NULL
+ * for a kernel CQ. A macro because struct uverbs_attr_bundle is not defined
+ * yet where this header is included; callers include rdma/uverbs_ioctl.h.
+ */
+#ifdef SROCE_CREATE_CQ_HAS_ATTR_BUNDLE
+#define sroce_create_cq_udata(ctx) ({				\
+	sroce_create_cq_ctx_t *__sroce_ctx = (ctx);		\
+	__sroce_ctx ? &__sroce_ctx->driver_udata : NULL;	\
+})
+#else
+#define sroce_create_cq_udata(ctx) ((struct ib_udata *)(ctx))
+#endif
+
+/*
+ * vm_area_struct.vm_flags became read-only in 6.3; since then it is changed
+ * with vm_flags_mod() and friends. Older kernels get the same name as a
+ * macro (struct vm_area_struct is not defined yet here).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+#define vm_flags_mod(vma, set, clear) \
+	((vma)->vm_flags = ((vma)->vm_flags | (set)) & ~(clear))
+#endif
+
+/*
  * The unaligned access helpers moved from asm/ to linux/ in 6.12. A quoted
  * name, because GNU C predefines "linux" as a macro.
  */

@@ -127,9 +127,15 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 		return NULL;
 	INIT_LIST_HEAD(&sdev->list);
 	atomic_set(&sdev->num_pd, 0);
+	atomic_set(&sdev->num_cq, 0);
 	sdev->ndev = ndev;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	sroce_dev_init_ibdev(sdev);
+	if (sroce_mr_table_init(sdev)) {
+		/* Runs sroce_dev_dealloc(), which drops the netdev. */
+		ib_dealloc_device(&sdev->ib_dev);
+		return NULL;
+	}
 	return sdev;
 }
 
@@ -207,6 +213,7 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
 	list_del_init(&sdev->list);
 	mutex_unlock(&sroce_devices_lock);
 
+	sroce_mr_table_destroy(sdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	sdev->ndev = NULL;
 }

@@ -5,8 +5,10 @@
 #ifndef SROCE_MR_H
 #define SROCE_MR_H
 
-#include <linux/refcount.h>
 #include <linux/completion.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
 #include <linux/xarray.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
@@ -17,11 +19,18 @@ struct sroce_dev;
 /**
  * struct sroce_mr_table - a device's MRs by key index
  * @xa: index -> struct sroce_mr; lookups under RCU, updates under xa_lock
+ *	(process context only: reg and dereg)
+ * @next: where the cyclic index search resumes; protected by xa_lock
  * @gen: source of the key generation byte
+ * @atomic_lock: serialises every sroce_mr_atomic() on the device, so two
+ *	atomics on one address never interleave; taken with irqsave from any
+ *	context
  */
 struct sroce_mr_table {
 	struct xarray xa;
+	u32 next;
 	atomic_t gen;
+	spinlock_t atomic_lock;
 };
 
 /*
@@ -46,28 +55,42 @@ static inline u32 sroce_key_index(u32 key)
  * struct sroce_mr - a registered user memory region
  * @ibmr: ib_core's part; lkey/rkey set at registration
  * @sdev: owning device
+ * @pd: the protection domain, set before the MR is published (ib_core
+ *	fills ibmr.pd only after reg_user_mr returns)
  * @umem: the pinned pages
  * @pages: page of each PAGE_SIZE chunk of [iova & PAGE_MASK, iova + length)
  * @npages: entries in @pages
  * @iova: first valid address (the address the peer and the WQEs use)
  * @length: bytes from @iova
+ * @page_offset: offset of @iova in its page (and of the user address: ib_core
+ *	requires both to share it)
  * @access: IB_ACCESS_* flags
  * @refs: lookups in flight plus the table's own reference
  * @released: completed when the last lookup drops its reference after
  *	deregistration started, so dereg waits for data copies in flight
+ * @rcu: frees the struct after a grace period: a lookup that found it just
+ *	before it left the table may still try to take a reference
  */
 struct sroce_mr {
 	struct ib_mr ibmr;
 	struct sroce_dev *sdev;
+	struct ib_pd *pd;
 	struct ib_umem *umem;
 	struct page **pages;
 	unsigned long npages;
 	u64 iova;
 	u64 length;
+	unsigned int page_offset;
 	int access;
 	refcount_t refs;
 	struct completion released;
+	struct rcu_head rcu;
 };
+
+static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct sroce_mr, ibmr);
+}
 
 /*
  * Lookup for the data path: any context, including softirq. Returns a

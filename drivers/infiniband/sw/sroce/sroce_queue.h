@@ -62,6 +62,8 @@ void sroce_queue_consume(struct sroce_queue *q, u32 n);
  */
 void *sroce_queue_next_free(struct sroce_queue *q);
 void sroce_queue_produce(struct sroce_queue *q);
+/* Producer side: has the consumer not yet released everything we produced? */
+bool sroce_queue_pending(struct sroce_queue *q);
 
 /* ib_device_ops.mmap and .mmap_free */
 int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);

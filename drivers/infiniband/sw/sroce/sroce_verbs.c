@@ -17,6 +17,8 @@
 
 #include "sroce.h"
 #include "sroce_caps.h"
+#include "sroce_cq.h"
+#include "sroce_queue.h"
 
 static void sroce_fill_device_attr(struct sroce_dev *sdev,
 				   struct ib_device_attr *attr)
@@ -101,8 +103,8 @@ static int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 }
 
 /*
- * The RC data path (QPs, CQs, MRs and their shared rings) is not implemented
- * yet. ib_core insists these ops exist, so each one refuses cleanly with
+ * The RC data path (QPs and their shared rings) is not implemented yet.
+ * ib_core insists these ops exist, so each one refuses cleanly with
  * EOPNOTSUPP; nothing is created, nothing leaks.
  */
 static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
@@ -136,42 +138,10 @@ static int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	return -EOPNOTSUPP;
 }
 
-static int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-			   sroce_create_cq_ctx_t *ctx)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
-{
-	return 0;
-}
-
-static int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
-{
-	return -EOPNOTSUPP;
-}
-
+/* No kernel consumers yet, so no DMA MR (sroce_mr.c registers user MRs). */
 static struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static struct ib_mr *sroce_nyi_reg_user_mr(struct ib_pd *ibpd, u64 start,
-				       u64 length, u64 iova, int access,
-				       struct ib_udata *udata)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static int sroce_nyi_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
-{
-	return 0;
 }
 
 const struct ib_device_ops sroce_dev_ops = {
@@ -202,8 +172,10 @@ const struct ib_device_ops sroce_dev_ops = {
 	.poll_cq = sroce_poll_cq,
 	.req_notify_cq = sroce_req_notify_cq,
 	.get_dma_mr = sroce_get_dma_mr,
-	.reg_user_mr = sroce_nyi_reg_user_mr,
-	.dereg_mr = sroce_nyi_dereg_mr,
+	.reg_user_mr = sroce_reg_user_mr,
+	.dereg_mr = sroce_dereg_mr,
+	.mmap = sroce_mmap,
+	.mmap_free = sroce_mmap_free,
 
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),

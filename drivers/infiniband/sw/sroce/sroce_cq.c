@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce_cq.c - completion queues.
+ *
+ * A CQ is a ring the kernel produces into and the process polls in shared
+ * memory (sroce-abi.h); ibv_poll_cq never enters the kernel. Only user CQs
+ * exist so far: kernel consumers (udata == NULL) are refused.
+ *
+ * Handlers. The completion and event handlers are called after cq->lock is
+ * dropped. uverbs' handlers would be safe under it (they only take their
+ * own event-queue lock), but a kernel consumer's completion handler may
+ * re-arm the CQ at once, and req_notify_cq takes cq->lock. Deciding under
+ * the lock and calling outside it loses nothing: the CQ is disarmed under
+ * the lock, so one arm yields at most one call.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/log2.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "sroce.h"
+#include "sroce_caps.h"
+#include "sroce_cq.h"
+
+static int sroce_cq_check_attr(struct ib_device *ibdev,
+			       const struct ib_cq_init_attr *attr)
+{
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->cqe < 1 || attr->cqe > SROCE_MAX_CQE)
+		return -EINVAL;
+	if (attr->comp_vector >= ibdev->num_comp_vectors)
+		return -EINVAL;
+	return 0;
+}
+
+/* Bound the number of CQs, and with it the ring memory one process pins. */
+static int sroce_cq_count_get(struct sroce_dev *sdev)
+{
+	if (atomic_inc_return(&sdev->num_cq) > SROCE_MAX_CQ) {
+		atomic_dec(&sdev->num_cq);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void sroce_cq_count_put(struct sroce_dev *sdev)
+{
+	atomic_dec(&sdev->num_cq);
+}
+
+static int sroce_cq_respond(struct sroce_cq *cq, struct ib_udata *udata,
+			    u64 mmap_offset)
+{
+	struct sroce_create_cq_resp resp = {
+		.mmap_offset = mmap_offset,
+		.mmap_size = cq->ring.size,
+		.depth = cq->ring.depth,
+	};
+
+	/* An older provider may know a shorter response: send what fits. */
+	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+}
+
+/**
+ * sroce_create_cq - ib_device_ops.create_cq
+ * @ibcq: the CQ ib_core allocated at sizeof(struct sroce_cq)
+ * @attr: requested size, completion vector, flags
+ * @ctx: the call's udata (6.1) or attribute bundle (6.10+)
+ *
+ * The ring gets the next power of two above cqe (at least cqe + 1 slots);
+ * ibcq->cqe reports depth - 1, never below what was asked for.
+ * Return: 0, -EOPNOTSUPP for kernel CQs or CQ flags, -EINVAL for a bad
+ * size, vector or request data, -ENOMEM, or a copy-out error.
+ */
+int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    sroce_create_cq_ctx_t *ctx)
+{
+	struct ib_udata *udata = sroce_create_cq_udata(ctx);
+	struct sroce_dev *sdev = to_sdev(ibcq->device);
+	struct sroce_ucontext *uctx;
+	struct sroce_cq *cq = to_scq(ibcq);
+	u64 mmap_offset;
+	int err;
+
+	if (!udata)
+		return -EOPNOTSUPP;
+	err = sroce_cq_check_attr(ibcq->device, attr);
+	if (err)
+		return err;
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	uctx = rdma_udata_to_drv_context(udata, struct sroce_ucontext, ibuc);
+
+	err = sroce_cq_count_get(sdev);
+	if (err)
+		return err;
+	spin_lock_init(&cq->lock);
+	cq->notify = 0;
+	cq->overflowed = false;
+	err = sroce_queue_init(&cq->ring, roundup_pow_of_two(attr->cqe + 1),
+			       sizeof(struct sroce_cqe));
+	if (err)
+		goto err_count_put;
+	err = sroce_queue_export(&cq->ring, &uctx->ibuc, &mmap_offset);
+	if (err)
+		goto err_destroy_ring;
+	err = sroce_cq_respond(cq, udata, mmap_offset);
+	if (err)
+		goto err_destroy_ring;
+
+	ibcq->cqe = cq->ring.depth - 1;
+	return 0;
+
+err_destroy_ring:
+	sroce_queue_destroy(&cq->ring);
+err_count_put:
+	sroce_cq_count_put(sdev);
+	return err;
+}
+
+/*
+ * ib_device_ops.destroy_cq. ib_core refuses while a QP still uses the CQ,
+ * and a QP's destroy fences its data path, so no sroce_cq_post() runs here.
+ * The ring memory lives on while the process still maps it.
+ */
+int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+
+	sroce_queue_destroy(&cq->ring);
+	sroce_cq_count_put(to_sdev(ibcq->device));
+	return 0;
+}
+
+/* Should this completion fire the armed handler? Disarms if so. */
+static bool sroce_cq_disarm(struct sroce_cq *cq, bool solicited)
+{
+	lockdep_assert_held(&cq->lock);
+
+	if (cq->notify == IB_CQ_NEXT_COMP ||
+	    (cq->notify == IB_CQ_SOLICITED && solicited)) {
+		cq->notify = 0;
+		return true;
+	}
+	return false;
+}
+
+static void sroce_cq_report_overflow(struct sroce_cq *cq)
+{
+	struct ib_event event = {
+		.device = cq->ibcq.device,
+		.element.cq = &cq->ibcq,
+		.event = IB_EVENT_CQ_ERR,
+	};
+
+	pr_warn_ratelimited("%s: CQ overflow, completions lost\n",
+			    dev_name(&cq->ibcq.device->dev));
+	if (cq->ibcq.event_handler)
+		cq->ibcq.event_handler(&event, cq->ibcq.cq_context);
+}
+
+/*
+ * Any context. Producers are serialised by cq->lock (several QPs may share
+ * one CQ); irqsave because callers may run in softirq or with IRQs off.
+ */
+int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
+		  bool solicited)
+{
+	bool first_overflow, fire;
+	unsigned long flags;
+	void *slot;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	slot = sroce_queue_next_free(&cq->ring);
+	if (!slot) {
+		first_overflow = !cq->overflowed;
+		cq->overflowed = true;
+		spin_unlock_irqrestore(&cq->lock, flags);
+		if (first_overflow)
+			sroce_cq_report_overflow(cq);
+		return -ENOSPC;
+	}
+	memcpy(slot, cqe, sizeof(*cqe));
+	sroce_queue_produce(&cq->ring);
+	fire = sroce_cq_disarm(cq, solicited);
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	if (fire && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	return 0;
+}
+
+/*
+ * ib_device_ops.req_notify_cq; may not sleep. NEXT_COMP is the wider arm
+ * and is not narrowed by a later SOLICITED request. Returns 1 when asked to
+ * report missed events and completions are waiting in the ring, so the
+ * caller polls again instead of waiting for an event that may not come.
+ */
+int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	unsigned long irqflags;
+	int missed = 0;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	if (cq->notify != IB_CQ_NEXT_COMP)
+		cq->notify = flags & IB_CQ_SOLICITED_MASK;
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
+	    sroce_queue_pending(&cq->ring))
+		missed = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return missed;
+}
+
+/*
+ * ib_device_ops.poll_cq: only kernel consumers call it, and sroce has no
+ * kernel CQs yet (create_cq refuses them), so there is never anything here.
+ * Processes poll the ring in their own memory.
+ */
+int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	return 0;
+}

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce_mr.c - memory regions: registration, keys, lookup and data copy.
+ *
+ * A registered MR pins the user's pages (ib_umem) and keeps an array of
+ * them, so the data path reaches any byte with one index and one
+ * kmap_local_page(), in any context, without sleeping.
+ *
+ * Lifetime. The device's table holds one reference; every data-path lookup
+ * (sroce_mr_get) takes another for as long as it touches the pages, which
+ * must be short: never across a sleep or a wait for the network.
+ * Deregistration first removes the MR from the table, so no new lookup can
+ * find it, then drops the table's reference and waits for the lookups in
+ * flight. A lookup that read the table just before the removal may still be
+ * about to take its reference: refcount_inc_not_zero() refuses once the
+ * count reached zero, and the struct itself is freed after an RCU grace
+ * period, so that late lookup never touches freed memory.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/random.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <rdma/ib_user_verbs.h>
+
+#include "sroce.h"
+#include "sroce_caps.h"
+#include "sroce_mr.h"
+
+/* What an sroce MR can grant. Memory windows are not implemented. */
+#define SROCE_MR_ACCESS_SUPPORTED \
+	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+
+int sroce_mr_table_init(struct sroce_dev *sdev)
+{
+	struct sroce_mr_table *table = &sdev->mr_table;
+
+	/* Index 0 is never used, so no key collides with local_dma_lkey 0. */
+	xa_init_flags(&table->xa, XA_FLAGS_ALLOC1);
+	table->next = 1;
+	/* A random start keeps keys from being the same on every boot. */
+	atomic_set(&table->gen, get_random_u32());
+	spin_lock_init(&table->atomic_lock);
+	return 0;
+}
+
+void sroce_mr_table_destroy(struct sroce_dev *sdev)
+{
+	/* ib_core destroyed every user object before dealloc_driver. */
+	WARN_ON(!xa_empty(&sdev->mr_table.xa));
+	xa_destroy(&sdev->mr_table.xa);
+}
+
+/*
+ * Relaxed ordering is a hint a device may ignore (IB_ACCESS_OPTIONAL); any
+ * other bit we cannot honour is refused rather than silently dropped.
+ */
+static int sroce_mr_check_access(int access)
+{
+	access &= ~IB_ACCESS_OPTIONAL;
+	if (access & ~SROCE_MR_ACCESS_SUPPORTED)
+		return -EOPNOTSUPP;
+	/* IBA: remote write or atomic access requires local write access. */
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * A zero-length MR is refused, as ib_umem_get() and therefore rxe refuse
+ * it: there is nothing to pin, and a zero-length access needs no MR anyway.
+ * The user address and the iova must share their page offset (ib_core's
+ * write() path checks it too), and the iova range must not wrap.
+ */
+static int sroce_mr_check_reg(u64 start, u64 length, u64 iova, int access,
+			      struct ib_udata *udata)
+{
+	u64 end;
+
+	if (udata && udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	if (!length || check_add_overflow(iova, length, &end))
+		return -EINVAL;
+	if (offset_in_page(start) != offset_in_page(iova))
+		return -EINVAL;
+	return sroce_mr_check_access(access);
+}
+
+static int sroce_mr_fill_pages(struct sroce_mr *mr)
+{
+	struct sg_page_iter piter;
+	unsigned long i = 0;
+
+	mr->npages = ib_umem_num_pages(mr->umem);
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages)
+		return -ENOMEM;
+
+	for_each_sgtable_page(&mr->umem->sgt_append.sgt, &piter, 0) {
+		if (WARN_ON_ONCE(i == mr->npages))
+			break;
+		mr->pages[i++] = sg_page_iter_page(&piter);
+	}
+	if (WARN_ON_ONCE(i != mr->npages)) {
+		kvfree(mr->pages);
+		mr->pages = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Give @mr an index and its keys, then make it visible to lookups. The slot
+ * is reserved empty first (xa_load() sees NULL there), so no lookup finds a
+ * half-initialised MR; xa_store() publishes with release semantics.
+ */
+static int sroce_mr_publish(struct sroce_mr_table *table, struct sroce_mr *mr)
+{
+	u32 index, key;
+	int err;
+
+	err = xa_alloc_cyclic(&table->xa, &index, NULL,
+			      XA_LIMIT(1, SROCE_MAX_MR), &table->next,
+			      GFP_KERNEL);
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+
+	key = sroce_key_make(index, atomic_inc_return(&table->gen) &
+				    SROCE_KEY_GEN_MASK);
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+
+	err = xa_err(xa_store(&table->xa, index, mr, GFP_KERNEL));
+	if (err)
+		xa_erase(&table->xa, index);
+	return err;
+}
+
+static void sroce_mr_init_fields(struct sroce_mr *mr, struct ib_pd *ibpd,
+				 u64 iova, u64 length, int access)
+{
+	mr->sdev = pd_to_sdev(ibpd);
+	mr->pd = ibpd;
+	mr->iova = iova;
+	mr->length = length;
+	mr->page_offset = offset_in_page(iova);
+	mr->access = access & SROCE_MR_ACCESS_SUPPORTED;
+	refcount_set(&mr->refs, 1);
+	init_completion(&mr->released);
+}
+
+/**
+ * sroce_reg_user_mr - ib_device_ops.reg_user_mr
+ * @ibpd: protection domain
+ * @start: user address of the region
+ * @length: bytes, not zero
+ * @iova: the address work requests and peers use for @start
+ * @access: IB_ACCESS_* flags
+ * @udata: driver data, none defined
+ *
+ * Return: the MR, or ERR_PTR(-EINVAL) for bad arguments, -EOPNOTSUPP for
+ * access sroce does not implement, -ENOMEM when out of memory or MR slots,
+ * or ib_umem_get()'s error (e.g. -EFAULT, -ENOMEM over RLIMIT_MEMLOCK).
+ */
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = pd_to_sdev(ibpd);
+	struct sroce_mr *mr;
+	int err;
+
+	err = sroce_mr_check_reg(start, length, iova, access, udata);
+	if (err)
+		return ERR_PTR(err);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		goto err_free_mr;
+	}
+	err = sroce_mr_fill_pages(mr);
+	if (err)
+		goto err_release_umem;
+
+	sroce_mr_init_fields(mr, ibpd, iova, length, access);
+	err = sroce_mr_publish(&sdev->mr_table, mr);
+	if (err)
+		goto err_free_pages;
+	return &mr->ibmr;
+
+err_free_pages:
+	kvfree(mr->pages);
+err_release_umem:
+	ib_umem_release(mr->umem);
+err_free_mr:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+/**
+ * sroce_dereg_mr - ib_device_ops.dereg_mr
+ * @ibmr: the MR; driver-allocated, so freed here
+ * @udata: unused
+ *
+ * Sleeps until every data-path user of the MR is done with it.
+ * Return: 0.
+ */
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	xa_erase(&mr->sdev->mr_table.xa, sroce_key_index(mr->ibmr.lkey));
+	/* The table's reference; the last put completes @released. */
+	sroce_mr_put(mr);
+	wait_for_completion(&mr->released);
+
+	ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	kfree_rcu(mr, rcu);
+	return 0;
+}
+
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
+{
+	struct sroce_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mr_table.xa, sroce_key_index(key));
+	if (mr && !refcount_inc_not_zero(&mr->refs))
+		mr = NULL;
+	rcu_read_unlock();
+
+	/* Same slot, older or newer generation: not the MR the key named. */
+	if (mr && mr->ibmr.lkey != key) {
+		sroce_mr_put(mr);
+		mr = NULL;
+	}
+	return mr;
+}
+
+void sroce_mr_put(struct sroce_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->refs))
+		complete(&mr->released);
+}
+
+int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 va, u64 len,
+		   int access)
+{
+	u64 off;
+
+	if (mr->pd != pd || (mr->access & access) != access)
+		return -EACCES;
+	/* Compare offsets, never end addresses: va + len may wrap. */
+	if (va < mr->iova)
+		return -ERANGE;
+	off = va - mr->iova;
+	if (off > mr->length || len > mr->length - off)
+		return -ERANGE;
+	return 0;
+}
+
+/* Byte offset of @va from the start of mr->pages[0]. */
+static u64 sroce_mr_offset(struct sroce_mr *mr, u64 va)
+{
+	return va - mr->iova + mr->page_offset;
+}
+
+/*
+ * Map the page holding byte @off and shrink *@len to what of it lies in
+ * that page. Undo with sroce_mr_unmap().
+ */
+static void *sroce_mr_map(struct sroce_mr *mr, u64 off, u32 *len,
+			  struct page **page)
+{
+	*page = mr->pages[off >> PAGE_SHIFT];
+	*len = min_t(u32, *len, PAGE_SIZE - offset_in_page(off));
+	return kmap_local_page(*page) + offset_in_page(off);
+}
+
+static void sroce_mr_unmap(struct page *page, void *addr, bool written)
+{
+	kunmap_local(addr);
+	/* The process may map the page at another cache colour. */
+	if (written)
+		flush_dcache_page(page);
+}
+
+/* Copies one piece of a range; @addr is mapped MR memory. */
+typedef int (*sroce_mr_piece_fn)(void *addr, u32 len, void *arg);
+
+/* Walk [@va, @va + @len) of @mr page by page, calling @fn on each piece. */
+static int sroce_mr_walk(struct sroce_mr *mr, u64 va, u32 len, bool written,
+			 sroce_mr_piece_fn fn, void *arg)
+{
+	u64 off = sroce_mr_offset(mr, va);
+
+	while (len) {
+		struct page *page;
+		u32 piece = len;
+		void *addr = sroce_mr_map(mr, off, &piece, &page);
+		int err = fn(addr, piece, arg);
+
+		sroce_mr_unmap(page, addr, written && !err);
+		if (err)
+			return err;
+		off += piece;
+		len -= piece;
+	}
+	return 0;
+}
+
+struct sroce_mr_buf {
+	void *buf;
+	enum sroce_copy_dir dir;
+};
+
+static int sroce_mr_copy_buf_piece(void *addr, u32 len, void *arg)
+{
+	struct sroce_mr_buf *b = arg;
+
+	if (b->dir == SROCE_COPY_TO_MR)
+		memcpy(addr, b->buf, len);
+	else
+		memcpy(b->buf, addr, len);
+	b->buf += len;
+	return 0;
+}
+
+void sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u32 len,
+		   enum sroce_copy_dir dir)
+{
+	struct sroce_mr_buf b = { .buf = buf, .dir = dir };
+
+	sroce_mr_walk(mr, va, len, dir == SROCE_COPY_TO_MR,
+		      sroce_mr_copy_buf_piece, &b);
+}
+
+struct sroce_mr_skb {
+	const struct sk_buff *skb;
+	int offset;
+};
+
+static int sroce_mr_copy_skb_piece(void *addr, u32 len, void *arg)
+{
+	struct sroce_mr_skb *s = arg;
+	int err;
+
+	err = skb_copy_bits(s->skb, s->offset, addr, len);
+	s->offset += len;
+	return err;
+}
+
+int sroce_mr_copy_from_skb(struct sroce_mr *mr, u64 va,
+			   const struct sk_buff *skb, int offset, u32 len)
+{
+	struct sroce_mr_skb s = { .skb = skb, .offset = offset };
+
+	return sroce_mr_walk(mr, va, len, true, sroce_mr_copy_skb_piece, &s);
+}
+
+/*
+ * The lock makes sroce atomics atomic with respect to each other, as IBA
+ * requires of one HCA (IB_ATOMIC_HCA); the process's own CPU atomics on the
+ * same memory are not ordered against them, as with rxe.
+ */
+u64 sroce_mr_atomic(struct sroce_mr *mr, u64 va, bool cmp_swap, u64 compare_add,
+		    u64 swap)
+{
+	spinlock_t *lock = &mr->sdev->mr_table.atomic_lock;
+	u32 len = sizeof(u64);
+	unsigned long flags;
+	struct page *page;
+	u64 orig, *p;
+
+	/* The caller checked alignment; an unaligned u64 could cross pages. */
+	if (WARN_ON_ONCE(!IS_ALIGNED(va, sizeof(u64))))
+		return 0;
+	p = sroce_mr_map(mr, sroce_mr_offset(mr, va), &len, &page);
+
+	spin_lock_irqsave(lock, flags);
+	orig = READ_ONCE(*p);
+	if (!cmp_swap)
+		WRITE_ONCE(*p, orig + compare_add);
+	else if (orig == compare_add)
+		WRITE_ONCE(*p, swap);
+	spin_unlock_irqrestore(lock, flags);
+
+	sroce_mr_unmap(page, p, true);
+	return orig;
+}
