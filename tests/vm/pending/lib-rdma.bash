@@ -1,0 +1,277 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for the RC data-path scripts (tests/vm/pending/*.sh), sourced after
+# tests/vm/lib.sh inside the guest:
+#   . "$SROCE_TOP/tests/vm/lib.sh"
+#   . "$SROCE_TOP/tests/vm/pending/lib-rdma.bash"
+#   rdma_setup "$@"
+#
+# Named .bash, not .sh, so that run-suite.sh never takes it for a test.
+#
+# Provider: sroce (default: sroce0 on eth0 through $RDMAV_DRIVERS) or rxe
+# (rxe0 on eth0 through the system's librxe), chosen by the script's first
+# argument or $SROCE_TEST_PROVIDER:
+#   tests/vm/vm-run tests/vm/pending/loopback-send-bw.sh rxe
+# rxe runs the same scripts against a working RDMA device: it proves the
+# scripts themselves while the sroce data path is being written.
+#
+# After rdma_setup: RDMA_DEV (device name), GID_INDEX (its IPv4 RoCE v2 GID).
+
+VERBS_TEST=$SROCE_TOP/build/verbs/sroce_verbs_test
+PERF_PORT=18600		# each run takes the next port: no TIME_WAIT clashes
+CMD_TIMEOUT=${CMD_TIMEOUT:-240}
+
+# --- device -----------------------------------------------------------------
+
+rxe_setup() {
+	run modprobe crc32_generic || true	# else "rdma link add" fails with ENOENT
+	run modprobe rdma_rxe || skip "no rdma_rxe module"
+	run rdma link add rxe0 type rxe netdev eth0 || fail "rdma link add rxe0 failed"
+	wait_for 5 ibdev_exists rxe0 || fail "rxe0 did not appear"
+	unset RDMAV_DRIVERS	# librxe from the system, not our provider
+	RDMA_DEV=rxe0
+}
+
+# gid_index DEV ADDR: index of DEV's RoCE v2 GID ::ffff:ADDR, from ibv_devinfo.
+gid_index() {
+	ibv_devinfo -v -d "$1" 2>/dev/null |
+		sed -n "s/^[[:space:]]*GID\[ *\([0-9]*\)\]:[[:space:]]*::ffff:$2, RoCE v2\$/\1/p" |
+		head -n 1
+}
+
+# rdma_setup [sroce|rxe]: create the device, find the GID index.
+rdma_setup() {
+	local provider=${1:-${SROCE_TEST_PROVIDER:-sroce}}
+
+	case "$provider" in
+	sroce)
+		require_provider
+		sroce_load
+		sroce_add sroce0 eth0
+		RDMA_DEV=sroce0
+		;;
+	rxe) rxe_setup ;;
+	*) fail "unknown provider '$provider' (sroce or rxe)" ;;
+	esac
+	expect_gid "$RDMA_DEV" "::ffff:$SROCE_IP" "RoCE v2" 10
+	GID_INDEX=$(gid_index "$RDMA_DEV" "$SROCE_IP")
+	[ -n "$GID_INDEX" ] || fail "no GID index for ::ffff:$SROCE_IP"
+	log "provider $provider: device $RDMA_DEV, IPv4 RoCE v2 GID index $GID_INDEX"
+}
+
+# --- processes ----------------------------------------------------------------
+
+tcp_listening() { ss -Hltn "sport = :$1" | grep -q .; }
+
+next_port() { PERF_PORT=$((PERF_PORT + 1)); }
+
+# start_server OUT PORT CMD...: CMD in the background with its output in OUT;
+# returns once it listens on TCP PORT. Sets SERVER_PID.
+start_server() {
+	local out=$1 port=$2
+
+	shift 2
+	log "+ $* > $out &"
+	timeout "$CMD_TIMEOUT" "$@" > "$out" 2>&1 &
+	SERVER_PID=$!
+	if ! wait_for 30 tcp_listening "$port"; then
+		cat "$out"
+		fail "$1 did not listen on port $port"
+	fi
+}
+
+# finish_server OUT: wait for the server; fail with its output if it failed.
+finish_server() {
+	local rc=0
+
+	wait "$SERVER_PID" || rc=$?
+	[ "$rc" = 0 ] || { cat "$1"; fail "server exited with status $rc"; }
+}
+
+# run_client OUT CMD...: CMD in the foreground, output in OUT (and the log).
+run_client() {
+	local out=$1 rc=0
+
+	shift
+	log "+ $*"
+	timeout "$CMD_TIMEOUT" "$@" > "$out" 2>&1 || rc=$?
+	cat "$out"
+	[ "$rc" = 0 ] || fail "$1 exited with status $rc"
+}
+
+# --- output checks --------------------------------------------------------------
+
+# perf_rows OUT: the data rows of a perftest results table ("#bytes ..." header).
+perf_rows() {
+	awk '/#bytes/ { table = 1; next } table && $1 ~ /^[0-9]+$/ && NF >= 4' "$1"
+}
+
+# check_perf OUT KIND SIZE...: the table has a row for each SIZE whose fields
+# are all numbers, with a non-zero average (bw: column 4, lat: t_avg).
+check_perf() {
+	local out=$1 kind=$2 size row
+
+	shift 2
+	grep -q '#bytes' "$out" || fail "no results table in $out"
+	for size in "$@"; do
+		row=$(perf_rows "$out" | awk -v s="$size" '$1 == s' | head -n 1)
+		[ -n "$row" ] || fail "no result row for $size bytes in $out"
+		echo "$row" | awk '{ for (i = 1; i <= NF; i++) if ($i !~ /^[0-9.]+$/) exit 1 }' ||
+			fail "non-numeric result row: $row"
+		case "$kind" in
+		bw) echo "$row" | awk '{ exit !($4 > 0) }' || fail "zero bandwidth: $row" ;;
+		lat) echo "$row" | awk '{ exit !($6 > 0) }' || fail "zero latency: $row" ;;
+		esac
+	done
+	log "$out: results for $* bytes"
+}
+
+# All sizes -a runs: 2 .. 8 MiB.
+all_sizes() {
+	local s=2
+
+	while [ $s -le 8388608 ]; do
+		echo $s
+		s=$((s * 2))
+	done
+}
+
+# check_pingpong OUT ITERS: ibv_rc_pingpong's two summary lines.
+check_pingpong() {
+	grep -qE "^[0-9]+ bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec" "$1" ||
+		fail "no bandwidth line in $1"
+	grep -qE "^$2 iters in [0-9.]+ seconds = [0-9.]+ usec/iter" "$1" ||
+		fail "no '$2 iters' line in $1"
+}
+
+# --- the tools, one device ---------------------------------------------------------
+
+# perftest_loopback TOOL KIND ARGS...: server and client of TOOL on RDMA_DEV,
+# TCP exchange over 127.0.0.1. ARGS: "-s N" or "-a" plus "-n N". Checks the
+# client's table for the sizes of ARGS (atomics: 8 bytes).
+perftest_loopback() {
+	local tool=$1 kind=$2 tag
+
+	shift 2
+	next_port
+	tag=$tool-$PERF_PORT
+	start_server "$tag.server" "$PERF_PORT" "$tool" -d "$RDMA_DEV" -x "$GID_INDEX" -F \
+		-p "$PERF_PORT" "$@"
+	run_client "$tag.client" "$tool" -d "$RDMA_DEV" -x "$GID_INDEX" -F -p "$PERF_PORT" "$@" \
+		127.0.0.1
+	finish_server "$tag.server"
+	# shellcheck disable=SC2046
+	check_perf "$tag.client" "$kind" $(perf_sizes "$tool" "$@")
+}
+
+# perf_sizes TOOL ARGS...: the message sizes a run with ARGS reports.
+perf_sizes() {
+	local tool=$1
+
+	shift
+	case "$tool" in *atomic*) echo 8; return ;; esac
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-a) all_sizes; return ;;
+		-s) echo "$2"; return ;;
+		esac
+		shift
+	done
+	case "$tool" in *_bw) echo 65536 ;; *) echo 2 ;; esac
+}
+
+# pingpong_loopback SIZE ITERS [OPTS...]: ibv_rc_pingpong with -c (check data).
+pingpong_loopback() {
+	local size=$1 iters=$2 tag
+
+	shift 2
+	next_port
+	tag=pingpong-$size-$PERF_PORT
+	start_server "$tag.server" "$PERF_PORT" ibv_rc_pingpong -d "$RDMA_DEV" -g "$GID_INDEX" \
+		-p "$PERF_PORT" -s "$size" -n "$iters" -c "$@"
+	run_client "$tag.client" ibv_rc_pingpong -d "$RDMA_DEV" -g "$GID_INDEX" \
+		-p "$PERF_PORT" -s "$size" -n "$iters" -c "$@" 127.0.0.1
+	finish_server "$tag.server"
+	cat "$tag.server"
+	check_pingpong "$tag.client" "$iters"
+	check_pingpong "$tag.server" "$iters"
+}
+
+# --- the tools, two hosts -------------------------------------------------------------
+# Host 0 runs the server, host 1 the client against 198.18.0.1 (vm-run's
+# addresses). Both hosts call the same helpers in the same order.
+
+# two_hosts SERVER_CHECK CLIENT_CHECK CMD...: CMD as server on host 0 and as
+# client of it on host 1; each host then runs its check (a command taking
+# the output file).
+two_hosts() {
+	local server_check=$1 client_check=$2 tag
+
+	shift 2
+	next_port
+	tag=$(basename "$1")-$PERF_PORT
+	if [ "$SROCE_HOST" = 0 ]; then
+		start_server "$tag.server" "$PERF_PORT" "$@" -p "$PERF_PORT"
+		barrier "$tag-listening" 60
+		finish_server "$tag.server"
+		cat "$tag.server"
+		$server_check "$tag.server"
+	else
+		barrier "$tag-listening" 60
+		run_client "$tag.client" "$@" -p "$PERF_PORT" "$SROCE_PEER_IP"
+		$client_check "$tag.client"
+	fi
+	barrier "$tag-done" "$CMD_TIMEOUT"
+}
+
+no_check() { :; }
+
+# perftest_two_hosts TOOL KIND ARGS...: like perftest_loopback across the link.
+perftest_two_hosts() {
+	local tool=$1 kind=$2 sizes
+
+	shift 2
+	sizes=$(perf_sizes "$tool" "$@")
+	# shellcheck disable=SC2086
+	PERF_CHECK() { check_perf "$1" "$kind" $sizes; }
+	two_hosts no_check PERF_CHECK "$tool" -d "$RDMA_DEV" -x "$GID_INDEX" -F "$@"
+}
+
+pingpong_two_hosts() {
+	local size=$1 iters=$2
+
+	shift 2
+	PP_CHECK() { check_pingpong "$1" "$iters"; }
+	two_hosts PP_CHECK PP_CHECK ibv_rc_pingpong -d "$RDMA_DEV" -g "$GID_INDEX" \
+		-s "$size" -n "$iters" -c "$@"
+}
+
+# --- the integrity program -----------------------------------------------------------
+
+require_verbs_test() {
+	[ -x "$VERBS_TEST" ] ||
+		fail "$VERBS_TEST not built (make -C tests/verbs O=\$PWD/build/verbs)"
+}
+
+# check_verbs_output OUT: every case line is "ok", and the tally agrees.
+check_verbs_output() {
+	local failed
+
+	failed=$(grep -c '^not ok ' "$1" || true)
+	grep -qE '^[0-9]+ passed, 0 failed$' "$1" && [ "$failed" = 0 ] ||
+		fail "sroce_verbs_test: $(grep -E '^[0-9]+ passed' "$1" || echo 'no tally'); $(grep '^not ok ' "$1" | head -n 5 | tr '\n' ';')"
+	log "$(grep -E '^[0-9]+ passed' "$1")"
+}
+
+# run_verbs OUT ARGS...: the program with ARGS; passes only if it exits 0
+# and every case it ran is "ok".
+run_verbs() {
+	local out=$1 rc=0
+
+	shift
+	log "+ $VERBS_TEST $*"
+	timeout "$CMD_TIMEOUT" "$VERBS_TEST" "$@" > "$out" 2>&1 || rc=$?
+	cat "$out"
+	check_verbs_output "$out"
+	[ "$rc" = 0 ] || fail "sroce_verbs_test exited with status $rc"
+}
