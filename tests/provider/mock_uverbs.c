@@ -5,10 +5,11 @@
  *
  * Under fake-device.sh the uverbs node is /dev/null, so ioctl() fails with
  * ENOTTY and libibverbs falls back to write() commands. This library
- * intercepts those writes and answers the few commands libsroce issues
- * today the way sroce.ko would, so the provider's success paths run against
- * the real libibverbs. MOCK_UCTX_ABI overrides the abi_version returned in
- * the ucontext response.
+ * intercepts those writes and answers the commands libsroce issues the way
+ * sroce.ko would, so the provider's success paths run against the real
+ * libibverbs. MOCK_UCTX_ABI overrides the abi_version returned in the
+ * ucontext response. The data-path objects and the ring memory are in
+ * mock_objects.c; tests drive both through mock_uverbs.h.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -23,15 +24,23 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
-#include <rdma/ib_user_verbs.h>
-#include <rdma/sroce-abi.h>
+
+#include "mock_private.h"
 
 #define MOCK_PD_HANDLE 42
 #define MOCK_FW_VER ((1ULL << 32) | (2ULL << 16) | 3)
 
 typedef ssize_t (*write_fn)(int, const void *, size_t);
 
-static bool is_fake_uverbs(int fd)
+/* write() commands seen, by number (legacy numbers are below 64). */
+static unsigned int command_counts[64];
+
+unsigned int mock_command_count(uint32_t command)
+{
+	return command < 64 ? command_counts[command] : 0;
+}
+
+bool mock_is_fake_uverbs(int fd)
 {
 	struct stat st;
 
@@ -39,8 +48,8 @@ static bool is_fake_uverbs(int fd)
 	       st.st_rdev == makedev(1, 3);
 }
 
-/* Every legacy request starts with the user address of its response. */
-static void *response_of(const struct ib_uverbs_cmd_hdr *hdr)
+/* Most legacy requests start with the user address of their response. */
+void *mock_response_of(const struct ib_uverbs_cmd_hdr *hdr)
 {
 	uint64_t response;
 
@@ -57,7 +66,7 @@ static int mock_get_context(const struct ib_uverbs_cmd_hdr *hdr)
 		.page_shift = 12,
 	};
 	const char *abi = getenv("MOCK_UCTX_ABI");
-	char *out = response_of(hdr);
+	char *out = mock_response_of(hdr);
 
 	if (hdr->out_words * 4u < sizeof(core) + sizeof(drv))
 		return EINVAL;
@@ -79,7 +88,7 @@ static int mock_query_device(const struct ib_uverbs_cmd_hdr *hdr)
 		.phys_port_cnt = 1,
 	};
 
-	memcpy(response_of(hdr), &resp, sizeof(resp));
+	memcpy(mock_response_of(hdr), &resp, sizeof(resp));
 	return 0;
 }
 
@@ -93,7 +102,7 @@ static int mock_query_port(const struct ib_uverbs_cmd_hdr *hdr)
 		.link_layer = IBV_LINK_LAYER_ETHERNET,
 	};
 
-	memcpy(response_of(hdr), &resp, sizeof(resp));
+	memcpy(mock_response_of(hdr), &resp, sizeof(resp));
 	return 0;
 }
 
@@ -101,7 +110,7 @@ static int mock_alloc_pd(const struct ib_uverbs_cmd_hdr *hdr)
 {
 	struct ib_uverbs_alloc_pd_resp resp = { .pd_handle = MOCK_PD_HANDLE };
 
-	memcpy(response_of(hdr), &resp, sizeof(resp));
+	memcpy(mock_response_of(hdr), &resp, sizeof(resp));
 	return 0;
 }
 
@@ -114,8 +123,10 @@ static int mock_dealloc_pd(const struct ib_uverbs_cmd_hdr *hdr)
 }
 
 /* Returns 0 or the errno the kernel would have failed write() with. */
-static int mock_command(const struct ib_uverbs_cmd_hdr *hdr)
+static int mock_command(const struct ib_uverbs_cmd_hdr *hdr, size_t count)
 {
+	if (hdr->command < 64)
+		command_counts[hdr->command]++;
 	switch (hdr->command) {
 	case IB_USER_VERBS_CMD_GET_CONTEXT:
 		return mock_get_context(hdr);
@@ -127,6 +138,26 @@ static int mock_command(const struct ib_uverbs_cmd_hdr *hdr)
 		return mock_alloc_pd(hdr);
 	case IB_USER_VERBS_CMD_DEALLOC_PD:
 		return mock_dealloc_pd(hdr);
+	case IB_USER_VERBS_CMD_CREATE_CQ:
+		return mock_create_cq(hdr);
+	case IB_USER_VERBS_CMD_DESTROY_CQ:
+		return mock_destroy_cq(hdr);
+	case IB_USER_VERBS_CMD_REQ_NOTIFY_CQ:
+		return mock_req_notify_cq(hdr);
+	case IB_USER_VERBS_CMD_CREATE_QP:
+		return mock_create_qp(hdr);
+	case IB_USER_VERBS_CMD_MODIFY_QP:
+		return mock_modify_qp(hdr);
+	case IB_USER_VERBS_CMD_QUERY_QP:
+		return mock_query_qp(hdr);
+	case IB_USER_VERBS_CMD_DESTROY_QP:
+		return mock_destroy_qp(hdr);
+	case IB_USER_VERBS_CMD_POST_SEND:
+		return mock_post_send(hdr, count);
+	case IB_USER_VERBS_CMD_REG_MR:
+		return mock_reg_mr(hdr);
+	case IB_USER_VERBS_CMD_DEREG_MR:
+		return mock_dereg_mr(hdr);
 	default:
 		/* Extended commands included: libibverbs then tries legacy. */
 		return ENOSYS;
@@ -140,11 +171,12 @@ ssize_t write(int fd, const void *buf, size_t count)
 
 	if (!real_write)
 		real_write = (write_fn)dlsym(RTLD_NEXT, "write");
-	if (count < sizeof(struct ib_uverbs_cmd_hdr) + sizeof(uint64_t) ||
-	    !is_fake_uverbs(fd))
+	/* DEREG_MR is the shortest command sroce sends: one u32. */
+	if (count < sizeof(struct ib_uverbs_cmd_hdr) + sizeof(uint32_t) ||
+	    !mock_is_fake_uverbs(fd))
 		return real_write(fd, buf, count);
 
-	err = mock_command(buf);
+	err = mock_command(buf, count);
 	if (err) {
 		errno = err;
 		return -1;

@@ -178,7 +178,8 @@ check_mock_kernel() {
 	local cases="mock_open_query_pd_close_succeeds mock_open_fails_eproto_on_abi_2"
 
 	if ! cc -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -I"$top/include/uapi" \
-		-o "$work/mock_uverbs.so" "$here/mock_uverbs.c" -ldl >"$work/cc" 2>&1 ||
+		-o "$work/mock_uverbs.so" "$here/mock_uverbs.c" "$here/mock_objects.c" \
+		-ldl >"$work/cc" 2>&1 ||
 	   ! cc -std=gnu11 -Wall -Wextra -Werror -o "$work/open_device" \
 		"$here/open_device.c" -libverbs >>"$work/cc" 2>&1; then
 		for c in $cases; do result "$c" FAIL "$(head -n 1 "$work/cc")"; done
@@ -205,15 +206,38 @@ check_mock_kernel() {
 	fi
 }
 
+# The data path against the mock kernel: each case of test_dp_*.c prints
+# its own result line, as the unit binaries do.
+check_datapath() {
+	if ! cc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$top/include/uapi" \
+		-o "$work/datapath" "$here"/dp.c "$here"/test_dp_*.c -libverbs -ldl \
+		>"$work/cc" 2>&1; then
+		result datapath_tests_build FAIL "$(grep -m1 -E 'error|warning' "$work/cc")"
+		return
+	fi
+	if [ ! -f "$work/mock_uverbs.so" ] || [ "$fake_device_usable" != yes ]; then
+		result datapath_tests SKIP "mock kernel or fake sysfs device unavailable"
+		return
+	fi
+	fake_run sroce0 1 env LD_PRELOAD="$work/mock_uverbs.so" "$work/datapath"
+	local rc=$?
+	while IFS=$'\t' read -r suite tcase verdict detail; do
+		[ "$suite" = provider ] && result "$tcase" "$verdict" "$detail"
+	done <"$work/out"
+	[ "$rc" -le 1 ] || result datapath_tests_complete FAIL "exit status $rc: $(grep -v '^provider' "$work/out" | head -n 2)"
+}
+
 fake_device_usable=no
 build_provider
 run_unit test_check "$here/test_check.c" "$prov_src/sroce_check.c"
+run_unit test_check_rings "$here/test_check_rings.c" "$prov_src/sroce_check_rings.c"
 run_unit test_ring "$here/test_ring.c"
 if [ -f "$lib" ]; then
 	check_symbols
 	check_ibv_devices_quiet
 	check_fake_device
 	check_mock_kernel
+	check_datapath
 fi
 check_wrong_pabi_refused
 exit $failed

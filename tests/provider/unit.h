@@ -12,7 +12,7 @@
 
 struct unit_case_state {
 	bool failed;
-	char detail[200];	/* the first failed expectation */
+	char detail[512];	/* the first failed expectation */
 };
 
 struct unit_case {
