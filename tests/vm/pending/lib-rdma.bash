@@ -275,3 +275,48 @@ run_verbs() {
 	check_verbs_output "$out"
 	[ "$rc" = 0 ] || fail "sroce_verbs_test exited with status $rc"
 }
+
+# --- default runs of a perftest tool ------------------------------------------------
+# Three sizes (one for atomics: 8 bytes), 200 iterations: enough to cross
+# packet boundaries and fill queues, small enough for TCG (make check).
+
+PERF_SIZES="2 4096 65536"
+PERF_ITERS=200
+
+# perftest_default WHERE TOOL KIND: WHERE is loopback or two_hosts.
+perftest_default() {
+	local where=$1 tool=$2 kind=$3 size
+
+	case "$tool" in
+	*atomic*) "perftest_$where" "$tool" "$kind" -n "$PERF_ITERS"; return ;;
+	esac
+	for size in $PERF_SIZES; do
+		"perftest_$where" "$tool" "$kind" -s "$size" -n "$PERF_ITERS"
+	done
+}
+
+# perftest_full WHERE ITERS: every tool with -a (2 B .. 8 MiB; check-full).
+perftest_full() {
+	local where=$1 iters=$2 tool
+
+	for tool in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw; do
+		"perftest_$where" "$tool" bw -a -n "$iters"
+	done
+	for tool in ib_send_lat ib_write_lat ib_read_lat ib_atomic_lat; do
+		"perftest_$where" "$tool" lat -a -n "$iters"
+	done
+}
+
+# Sizes for ibv_rc_pingpong: a few by default, powers of 4 up to 1 MiB in full.
+PINGPONG_SIZES="1 64 4096 65536 1048576"
+PINGPONG_FULL_SIZES="1 4 16 64 256 1024 4096 16384 65536 262144 1048576"
+
+# pingpong_sizes WHERE ITERS SIZES [OPTS...]
+pingpong_sizes() {
+	local where=$1 iters=$2 sizes=$3 size
+
+	shift 3
+	for size in $sizes; do
+		"pingpong_$where" "$size" "$iters" "$@"
+	done
+}
