@@ -23,7 +23,7 @@ MODE=normal
 log() { echo "check: $*"; }
 
 record() {
-	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >> "$SROCE_RESULTS"
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$(tr '\t' ' ' <<< "${4:-}")" >> "$SROCE_RESULTS"
 }
 
 # step NAME CMD...: run a build step with its output in build/logs/NAME.log
