@@ -10,6 +10,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce_mr.h"
+#include "sroce_tx.h"
 
 /**
  * struct sroce_dev - one sroce ib_device bound to one Ethernet netdev
@@ -23,6 +24,8 @@
  * @num_pd: protection domains alive, bounded by SROCE_MAX_PD
  * @num_cq: completion queues alive, bounded by SROCE_MAX_CQ
  * @mr_table: registered memory regions by key
+ * @tx: the transmit thread and the QPs it serves
+ * @net_ref: holds a reference on the shared RoCEv2 sockets
  */
 struct sroce_dev {
 	struct ib_device ib_dev;
@@ -33,6 +36,8 @@ struct sroce_dev {
 	atomic_t num_pd;
 	atomic_t num_cq;
 	struct sroce_mr_table mr_table;
+	struct sroce_tx tx;
+	bool net_ref;
 };
 
 struct sroce_ucontext {
@@ -41,14 +46,6 @@ struct sroce_ucontext {
 
 struct sroce_pd {
 	struct ib_pd ibpd;
-};
-
-/*
- * QP and CQ objects are allocated by ib_core at the size we declare, even
- * before their verbs do anything, so they exist from the start.
- */
-struct sroce_qp {
-	struct ib_qp ibqp;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)

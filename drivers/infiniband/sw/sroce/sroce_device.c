@@ -23,6 +23,7 @@
 #include "sroce.h"
 #include "sroce_caps.h"
 #include "sroce_devlist.h"
+#include "sroce_net.h"
 
 /* Protects sroce_devices and each device's reported_port_state. */
 DEFINE_MUTEX(sroce_devices_lock);
@@ -149,13 +150,25 @@ static int sroce_dev_check_netdev(struct net_device *ndev)
 	return 0;
 }
 
+/* Sockets and the transmit thread; sroce_dev_dealloc() undoes both. */
+static int sroce_dev_start_data_path(struct sroce_dev *sdev)
+{
+	int err = sroce_net_get();
+
+	if (err)
+		return err;
+	sdev->net_ref = true;
+	return sroce_tx_start(sdev);
+}
+
 /**
  * sroce_dev_add - create and register an sroce device on @ndev
  * @name: ib_device name, must start with "sroce"
  * @ndev: Ethernet netdev; the caller holds a reference for the call
  *
  * Return: 0, or -EINVAL for a bad name or netdev, -EEXIST if the name or the
- * netdev is taken, -ENOMEM, or ib_core's registration error.
+ * netdev is taken, -EADDRINUSE if UDP port 4791 belongs to someone else
+ * (rdma_rxe), -ENOMEM, or ib_core's registration error.
  */
 int sroce_dev_add(const char *name, struct net_device *ndev)
 {
@@ -180,6 +193,9 @@ int sroce_dev_add(const char *name, struct net_device *ndev)
 		goto err_dealloc;
 
 	err = ib_device_set_netdev(&sdev->ib_dev, ndev, SROCE_PORT_NUM);
+	if (err)
+		goto err_dealloc;
+	err = sroce_dev_start_data_path(sdev);
 	if (err)
 		goto err_dealloc;
 
@@ -213,6 +229,9 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
 	list_del_init(&sdev->list);
 	mutex_unlock(&sroce_devices_lock);
 
+	sroce_tx_stop(sdev);
+	if (sdev->net_ref)
+		sroce_net_put();
 	sroce_mr_table_destroy(sdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	sdev->ndev = NULL;

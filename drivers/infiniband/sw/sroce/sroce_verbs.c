@@ -18,6 +18,7 @@
 #include "sroce.h"
 #include "sroce_caps.h"
 #include "sroce_cq.h"
+#include "sroce_qp.h"
 #include "sroce_queue.h"
 
 static void sroce_fill_device_attr(struct sroce_dev *sdev,
@@ -102,42 +103,6 @@ static int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-/*
- * The RC data path (QPs and their shared rings) is not implemented yet.
- * ib_core insists these ops exist, so each one refuses cleanly with
- * EOPNOTSUPP; nothing is created, nothing leaks.
- */
-static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-			   struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
-			   int mask, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-			   const struct ib_send_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-			   const struct ib_recv_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
 /* No kernel consumers yet, so no DMA MR (sroce_mr.c registers user MRs). */
 static struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 {
@@ -164,6 +129,7 @@ const struct ib_device_ops sroce_dev_ops = {
 
 	.create_qp = sroce_create_qp,
 	.modify_qp = sroce_modify_qp,
+	.query_qp = sroce_query_qp,
 	.destroy_qp = sroce_destroy_qp,
 	.post_send = sroce_post_send,
 	.post_recv = sroce_post_recv,

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce_comp.c - the completer: responses in, completions out.
+ *
+ * ACKs, NAKs, READ responses and ATOMIC ACKs arrive in softirq; the retry
+ * timer fires in softirq too. Both take qp->lock. Send WQEs complete in
+ * order: a WQE is marked done when its response arrives, and completions
+ * are written only while the oldest WQE is done.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+
+#include "sroce.h"
+#include "sroce_cq.h"
+#include "sroce_proto.h"
+#include "sroce_psn.h"
+#include "sroce_qp.h"
+#include "sroce_sge.h"
+
+/* IBA table 45: RNR NAK timer field -> microseconds. */
+static const u32 sroce_rnr_usecs[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/* rnr_retry 7 means retry forever (IBA 9.7.5.2.8). */
+#define SROCE_RNR_RETRY_INFINITE	7
+
+static const u8 sroce_wc_opcode_of[] = {
+	[SROCE_WR_RDMA_WRITE] = IB_WC_RDMA_WRITE,
+	[SROCE_WR_RDMA_WRITE_WITH_IMM] = IB_WC_RDMA_WRITE,
+	[SROCE_WR_SEND] = IB_WC_SEND,
+	[SROCE_WR_SEND_WITH_IMM] = IB_WC_SEND,
+	[SROCE_WR_RDMA_READ] = IB_WC_RDMA_READ,
+	[SROCE_WR_ATOMIC_CMP_AND_SWP] = IB_WC_COMP_SWAP,
+	[SROCE_WR_ATOMIC_FETCH_AND_ADD] = IB_WC_FETCH_ADD,
+};
+
+static struct sroce_swqe *sroce_comp_oldest(struct sroce_qp *qp)
+{
+	if (qp->comp_index == qp->req_index &&
+	    (qp->comp_index == qp->sq.index ||
+	     qp->swqes[qp->comp_index & (qp->sq.depth - 1)].state !=
+	     SROCE_SWQE_SENDING))
+		return NULL;
+	return &qp->swqes[qp->comp_index & (qp->sq.depth - 1)];
+}
+
+/**
+ * sroce_complete_swqe_locked - write the CQE of a finished send WQE
+ * @qp: the QP; qp->lock held
+ * @swqe: the finished WQE
+ *
+ * Successful unsignaled WQEs write nothing: the next CQE's wqe_index
+ * retires them in the provider. Errors always complete.
+ */
+void sroce_complete_swqe_locked(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	struct sroce_cqe cqe = {
+		.wr_id = swqe->wr_id,
+		.status = swqe->status,
+		.qp_num = qp->ibqp.qp_num,
+		.wqe_index = swqe->index,
+		.byte_len = swqe->length,
+	};
+
+	if (swqe->status == IB_WC_SUCCESS && !qp->sq_sig_all &&
+	    !(swqe->send_flags & SROCE_SEND_SIGNALED))
+		return;
+	if (swqe->opcode < ARRAY_SIZE(sroce_wc_opcode_of))
+		cqe.opcode = sroce_wc_opcode_of[swqe->opcode];
+	sroce_cq_post(qp->scq, &cqe, false);
+}
+
+/* Write completions for every finished WQE at the head of the queue. */
+void sroce_comp_advance_locked(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	while (qp->comp_index != qp->req_index) {
+		struct sroce_swqe *swqe =
+			&qp->swqes[qp->comp_index & (qp->sq.depth - 1)];
+
+		if (swqe->state != SROCE_SWQE_DONE)
+			break;
+		if (swqe->rd_issued)
+			qp->rd_outstanding--;
+		sroce_complete_swqe_locked(qp, swqe);
+		qp->comp_index++;
+		if (swqe->status != IB_WC_SUCCESS) {
+			sroce_qp_error_locked(qp);
+			return;
+		}
+	}
+}
+
+static unsigned long sroce_ack_timeout(const struct sroce_qp *qp)
+{
+	/* 4.096 us * 2^timeout (IBA 9.7.6.1.3) */
+	u64 usecs = (4096ULL << qp->attr.timeout) / 1000;
+
+	return max(usecs_to_jiffies(usecs), 1UL);
+}
+
+/* Keep the local ACK timer running while anything is unacknowledged. */
+void sroce_comp_arm_timer_locked(struct sroce_qp *qp)
+{
+	if (qp->rnr_wait || !qp->attr.timeout)
+		return;
+	if (qp->comp_psn == qp->req_psn) {
+		del_timer(&qp->retry_timer);
+		return;
+	}
+	mod_timer(&qp->retry_timer, jiffies + sroce_ack_timeout(qp));
+}
+
+/* Progress: the retry budgets start over (IBA 9.7.5.2.8). */
+static void sroce_comp_progress(struct sroce_qp *qp, u32 next_psn)
+{
+	qp->comp_psn = next_psn;
+	qp->retry_left = qp->attr.retry_cnt;
+	if (qp->attr.rnr_retry != SROCE_RNR_RETRY_INFINITE)
+		qp->rnr_retry_left = qp->attr.rnr_retry;
+}
+
+/* Mark done every SEND/WRITE whose last packet is at or before @psn. */
+static void sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
+{
+	u32 i;
+
+	for (i = qp->comp_index; i != qp->req_index; i++) {
+		struct sroce_swqe *swqe = &qp->swqes[i & (qp->sq.depth - 1)];
+
+		if (swqe->state == SROCE_SWQE_DONE)
+			continue;
+		/* READs and ATOMICs complete with their own responses. */
+		if (swqe->opcode == SROCE_WR_RDMA_READ ||
+		    swqe->opcode == SROCE_WR_ATOMIC_CMP_AND_SWP ||
+		    swqe->opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD)
+			break;
+		if (swqe->state != SROCE_SWQE_SENT ||
+		    sroce_psn_after(swqe->last_psn, psn))
+			break;
+		swqe->state = SROCE_SWQE_DONE;
+	}
+	if (sroce_psn_after(sroce_psn_add(psn, 1), qp->comp_psn))
+		sroce_comp_progress(qp, sroce_psn_add(psn, 1));
+}
+
+/* The WQE that sent @psn, if it is still outstanding. */
+static struct sroce_swqe *sroce_comp_swqe_of(struct sroce_qp *qp, u32 psn)
+{
+	u32 i;
+
+	for (i = qp->comp_index; i != qp->sq.index; i++) {
+		struct sroce_swqe *swqe = &qp->swqes[i & (qp->sq.depth - 1)];
+
+		if (swqe->state == SROCE_SWQE_QUEUED)
+			break;
+		if (!sroce_psn_before(psn, swqe->first_psn) &&
+		    !sroce_psn_after(psn, swqe->last_psn))
+			return swqe;
+	}
+	return NULL;
+}
+
+static void sroce_comp_fail_at(struct sroce_qp *qp, u32 psn,
+			       enum ib_wc_status status)
+{
+	struct sroce_swqe *swqe = sroce_comp_swqe_of(qp, psn);
+
+	if (!swqe)
+		swqe = sroce_comp_oldest(qp);
+	if (swqe)
+		sroce_swqe_fail(swqe, status);
+}
+
+static void sroce_comp_rnr_nak(struct sroce_qp *qp, u32 psn, u8 timer)
+{
+	if (!qp->rnr_retry_left) {
+		sroce_comp_fail_at(qp, psn, IB_WC_RNR_RETRY_EXC_ERR);
+		return;
+	}
+	if (qp->attr.rnr_retry != SROCE_RNR_RETRY_INFINITE)
+		qp->rnr_retry_left--;
+	sroce_req_rewind_locked(qp, psn);
+	qp->rnr_wait = true;
+	mod_timer(&qp->retry_timer,
+		  jiffies + max(usecs_to_jiffies(sroce_rnr_usecs[timer]), 1UL));
+}
+
+static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
+{
+	switch (code) {
+	case SROCE_NAK_PSN_SEQ_ERROR:
+		sroce_req_rewind_locked(qp, psn);
+		WRITE_ONCE(qp->tx_pending, true);
+		break;
+	case SROCE_NAK_INVALID_REQUEST:
+		sroce_comp_fail_at(qp, psn, IB_WC_REM_INV_REQ_ERR);
+		break;
+	case SROCE_NAK_REMOTE_ACCESS:
+		sroce_comp_fail_at(qp, psn, IB_WC_REM_ACCESS_ERR);
+		break;
+	default:
+		sroce_comp_fail_at(qp, psn, IB_WC_REM_OP_ERR);
+		break;
+	}
+}
+
+/* Is @psn one the requester has sent and not yet seen acknowledged? */
+static bool sroce_comp_psn_outstanding(struct sroce_qp *qp, u32 psn)
+{
+	return !sroce_psn_before(psn, qp->comp_psn) &&
+	       sroce_psn_before(psn, qp->req_psn);
+}
+
+static void sroce_comp_ack(struct sroce_qp *qp, const struct sroce_hdrs *h)
+{
+	u8 type = h->aeth.syndrome & SROCE_AETH_TYPE_MASK;
+	u8 value = h->aeth.syndrome & SROCE_AETH_VALUE_MASK;
+	u32 psn = h->bth.psn;
+
+	if (type == SROCE_AETH_ACK) {
+		if (sroce_comp_psn_outstanding(qp, psn))
+			sroce_comp_ack_upto(qp, psn);
+		return;
+	}
+	/* A NAK names the PSN it refuses: everything before it arrived. */
+	if (!sroce_comp_psn_outstanding(qp, psn))
+		return;
+	if (psn != qp->comp_psn)
+		sroce_comp_ack_upto(qp, sroce_psn_add(psn, SROCE_PSN_MASK));
+	if (type == SROCE_AETH_RNR_NAK)
+		sroce_comp_rnr_nak(qp, psn, value);
+	else
+		sroce_comp_nak(qp, psn, value);
+}
+
+static void sroce_comp_atomic_ack(struct sroce_qp *qp, const struct sroce_hdrs *h)
+{
+	struct sroce_swqe *swqe = sroce_comp_swqe_of(qp, h->bth.psn);
+	u64 orig = h->atmack_orig;
+	int err;
+
+	if (!swqe || swqe->state != SROCE_SWQE_SENT ||
+	    (swqe->opcode != SROCE_WR_ATOMIC_CMP_AND_SWP &&
+	     swqe->opcode != SROCE_WR_ATOMIC_FETCH_AND_ADD))
+		return;
+	sroce_comp_ack_upto(qp, sroce_psn_add(h->bth.psn, SROCE_PSN_MASK));
+	err = sroce_sge_copy(qp, swqe->sge, swqe->num_sge, 0, &orig,
+			     sizeof(orig), SROCE_COPY_TO_MR);
+	swqe->status = err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
+	swqe->state = SROCE_SWQE_DONE;
+	sroce_comp_progress(qp, sroce_psn_add(h->bth.psn, 1));
+}
+
+/*
+ * READ responses must come in PSN order; one that skips ahead means a
+ * response was lost: ask again for the rest.
+ */
+static void sroce_comp_read_response(struct sroce_qp *qp,
+				     const struct sroce_hdrs *h,
+				     const u8 *payload)
+{
+	struct sroce_swqe *swqe = sroce_comp_swqe_of(qp, h->bth.psn);
+	u32 expected;
+	int err;
+
+	if (!swqe || swqe->opcode != SROCE_WR_RDMA_READ ||
+	    swqe->state != SROCE_SWQE_SENT)
+		return;
+	expected = sroce_psn_add(swqe->first_psn, swqe->sent / qp->mtu);
+	if (h->bth.psn != expected) {
+		if (sroce_psn_after(h->bth.psn, expected))
+			sroce_req_rewind_locked(qp, expected);
+		return;
+	}
+	if (h->op->flags & SROCE_OPF_AETH)
+		sroce_comp_ack_upto(qp, sroce_psn_add(swqe->first_psn, SROCE_PSN_MASK));
+	if (h->payload_len > swqe->length - swqe->sent ||
+	    (!(h->op->flags & SROCE_OPF_LAST) && h->payload_len != qp->mtu)) {
+		sroce_swqe_fail(swqe, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	err = sroce_sge_copy(qp, swqe->sge, swqe->num_sge, swqe->sent,
+			     (void *)payload, h->payload_len, SROCE_COPY_TO_MR);
+	if (err) {
+		sroce_swqe_fail(swqe, err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
+					     IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	swqe->sent += h->payload_len;
+	sroce_comp_progress(qp, sroce_psn_add(h->bth.psn, 1));
+	if (h->op->flags & SROCE_OPF_LAST) {
+		swqe->status = swqe->sent == swqe->length ? IB_WC_SUCCESS :
+							     IB_WC_BAD_RESP_ERR;
+		swqe->state = SROCE_SWQE_DONE;
+	}
+}
+
+void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
+		    const u8 *payload)
+{
+	u32 flags = h->op->flags;
+
+	if ((h->bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC)
+		return;
+	spin_lock_bh(&qp->lock);
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		goto out;
+	if (flags & SROCE_OPF_READ)
+		sroce_comp_read_response(qp, h, payload);
+	else if (flags & SROCE_OPF_ATOMIC)
+		sroce_comp_atomic_ack(qp, h);
+	else
+		sroce_comp_ack(qp, h);
+	sroce_comp_advance_locked(qp);
+	if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
+		sroce_comp_arm_timer_locked(qp);
+	/* The window may have opened, or a rewind needs sending. */
+	WRITE_ONCE(qp->tx_pending, true);
+	sroce_tx_kick(qp->sdev);
+out:
+	spin_unlock_bh(&qp->lock);
+}
+
+static void sroce_comp_timeout_locked(struct sroce_qp *qp)
+{
+	struct sroce_swqe *swqe;
+
+	if (qp->rnr_wait) {
+		qp->rnr_wait = false;
+		return;
+	}
+	swqe = sroce_comp_oldest(qp);
+	if (!swqe || qp->comp_psn == qp->req_psn)
+		return;
+	if (!qp->retry_left) {
+		sroce_comp_fail_at(qp, qp->comp_psn, IB_WC_RETRY_EXC_ERR);
+		sroce_comp_advance_locked(qp);
+		return;
+	}
+	qp->retry_left--;
+	sroce_req_rewind_locked(qp, qp->comp_psn);
+}
+
+/* Local ACK timeout, or the end of an RNR back-off. */
+void sroce_comp_retry_timeout(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, retry_timer);
+
+	spin_lock_bh(&qp->lock);
+	if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) {
+		sroce_comp_timeout_locked(qp);
+		WRITE_ONCE(qp->tx_pending, true);
+		sroce_tx_kick(qp->sdev);
+	}
+	spin_unlock_bh(&qp->lock);
+}

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce_net.c - RoCEv2 packets in and out of the kernel's UDP/IP stack.
+ *
+ * Receive: one UDP socket per address family on port 4791 in the initial
+ * network namespace, shared by every sroce device, with an encapsulation
+ * receive hook: packets are handled right there, in softirq, with no queue
+ * and no task hop. QP numbers are unique across sroce devices, so the
+ * destination QP alone finds the target, whichever netdev (or loopback)
+ * the packet came in on.
+ *
+ * Transmit: sroce builds the UDP and IP headers itself, because the ICRC
+ * covers them, then hands the packet to ip_local_out()/ip6_local_out().
+ * Local destinations loop back through the IP stack, so the sending context
+ * never re-enters the receive path while holding a QP lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/mutex.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
+#include <net/udp.h>
+#include <net/udp_tunnel.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+#include SROCE_UNALIGNED_H
+
+#include "sroce.h"
+#include "sroce_icrc.h"
+#include "sroce_net.h"
+#include "sroce_proto.h"
+#include "sroce_qp.h"
+
+/* The sockets exist while at least one device does; sroce_net_lock. */
+static DEFINE_MUTEX(sroce_net_lock);
+static unsigned int sroce_net_users;
+static struct socket *sroce_sock4;
+static struct socket *sroce_sock6;
+
+#define SROCE_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
+			 sizeof(struct udphdr))
+
+/* Entire packet in linear memory: the codec and the ICRC read it flat. */
+static int sroce_rcv_prepare(struct sk_buff *skb, unsigned int *udp_len)
+{
+	if (skb_linearize(skb))
+		return -ENOMEM;
+	if (skb->len < sizeof(struct udphdr) + SROCE_BTH_BYTES + SROCE_ICRC_BYTES)
+		return -EBADMSG;
+	*udp_len = skb->len - sizeof(struct udphdr);
+	return 0;
+}
+
+static bool sroce_rcv_icrc_ok(struct sk_buff *skb)
+{
+	u8 *ip = skb_network_header(skb);
+	unsigned int len = skb_tail_pointer(skb) - ip;
+	u32 icrc;
+
+	if (sroce_icrc_compute(ip, len - SROCE_ICRC_BYTES, &icrc))
+		return false;
+	return icrc == get_unaligned_le32(skb_tail_pointer(skb) - SROCE_ICRC_BYTES);
+}
+
+static void sroce_rcv(struct sk_buff *skb)
+{
+	struct sroce_hdrs h;
+	unsigned int udp_len;
+	struct sroce_qp *qp;
+	const u8 *bth;
+
+	if (sroce_rcv_prepare(skb, &udp_len) || !sroce_rcv_icrc_ok(skb))
+		goto drop;
+	bth = skb->data + sizeof(struct udphdr);
+	if (sroce_hdrs_parse(bth, udp_len, &h))
+		goto drop;
+
+	qp = sroce_qp_get(h.bth.dest_qpn);
+	if (!qp)
+		goto drop;
+	if (h.op->flags & SROCE_OPF_REQUEST)
+		sroce_resp_rcv(qp, &h, bth + h.op->hdr_len);
+	else
+		sroce_comp_rcv(qp, &h, bth + h.op->hdr_len);
+	sroce_qp_put(qp);
+	consume_skb(skb);
+	return;
+drop:
+	kfree_skb(skb);
+}
+
+/* udp_tunnel encap_rcv: 0 means we consumed the packet. */
+static int sroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	sroce_rcv(skb);
+	return 0;
+}
+
+static struct socket *sroce_sock_create(int family)
+{
+	struct udp_tunnel_sock_cfg tunnel = {
+		.encap_type = 1,
+		.encap_rcv = sroce_udp_encap_rcv,
+	};
+	struct udp_port_cfg port = {
+		.family = family,
+		.local_udp_port = htons(SROCE_ROCEV2_UDP_PORT),
+		.ipv6_v6only = family == AF_INET6,
+	};
+	struct socket *sock;
+	int err;
+
+	err = udp_sock_create(&init_net, &port, &sock);
+	if (err) {
+		pr_err("cannot bind UDP port %d (%s): %d; is rdma_rxe loaded?\n",
+		       SROCE_ROCEV2_UDP_PORT, family == AF_INET ? "IPv4" : "IPv6",
+		       err);
+		return ERR_PTR(err);
+	}
+	setup_udp_tunnel_sock(&init_net, sock, &tunnel);
+	return sock;
+}
+
+static int sroce_net_open(void)
+{
+	sroce_sock4 = sroce_sock_create(AF_INET);
+	if (IS_ERR(sroce_sock4))
+		return PTR_ERR(sroce_sock4);
+	sroce_sock6 = sroce_sock_create(AF_INET6);
+	if (IS_ERR(sroce_sock6)) {
+		udp_tunnel_sock_release(sroce_sock4);
+		return PTR_ERR(sroce_sock6);
+	}
+	return 0;
+}
+
+/**
+ * sroce_net_get - make sure the RoCEv2 sockets exist (one call per device)
+ *
+ * Return: 0, or the bind error (typically -EADDRINUSE when another RoCEv2
+ * implementation owns the port).
+ */
+int sroce_net_get(void)
+{
+	int err = 0;
+
+	mutex_lock(&sroce_net_lock);
+	if (!sroce_net_users)
+		err = sroce_net_open();
+	if (!err)
+		sroce_net_users++;
+	mutex_unlock(&sroce_net_lock);
+	return err;
+}
+
+void sroce_net_put(void)
+{
+	mutex_lock(&sroce_net_lock);
+	if (!--sroce_net_users) {
+		udp_tunnel_sock_release(sroce_sock6);
+		udp_tunnel_sock_release(sroce_sock4);
+		sroce_sock4 = NULL;
+		sroce_sock6 = NULL;
+	}
+	mutex_unlock(&sroce_net_lock);
+}
+
+/**
+ * sroce_av_from_ah_attr - resolve a QP's address vector
+ * @av: filled in
+ * @ah: from modify_qp; RoCE always carries a GRH and a source GID entry
+ *
+ * Return: 0, or -EINVAL for a GID that is not RoCE v2.
+ */
+int sroce_av_from_ah_attr(struct sroce_av *av, const struct rdma_ah_attr *ah)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
+	const struct ib_gid_attr *sgid = grh->sgid_attr;
+	struct net_device *ndev;
+
+	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH) || !sgid ||
+	    sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+
+	av->family = ipv6_addr_v4mapped((struct in6_addr *)sgid->gid.raw) ?
+		     AF_INET : AF_INET6;
+	memcpy(&av->saddr, sgid->gid.raw, sizeof(av->saddr));
+	memcpy(&av->daddr, grh->dgid.raw, sizeof(av->daddr));
+	if (av->family == AF_INET && !ipv6_addr_v4mapped(&av->daddr))
+		return -EINVAL;
+	av->tclass = grh->traffic_class;
+	av->hop_limit = grh->hop_limit ?: 64;
+	av->flow_label = grh->flow_label;
+
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid);
+	av->net = IS_ERR(ndev) ? &init_net : dev_net(ndev);
+	rcu_read_unlock();
+	return 0;
+}
+
+/**
+ * sroce_pkt_alloc - an skb with room for every header below the BTH
+ * @transport_len: BTH + extended headers + payload + pad + ICRC
+ *
+ * The caller fills @transport_len bytes at skb->data (already put).
+ */
+struct sk_buff *sroce_pkt_alloc(unsigned int transport_len)
+{
+	struct sk_buff *skb = alloc_skb(SROCE_HEADROOM + transport_len, GFP_ATOMIC);
+
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, SROCE_HEADROOM);
+	skb_put(skb, transport_len);
+	return skb;
+}
+
+static void sroce_push_udp(struct sk_buff *skb, __be16 src_port)
+{
+	struct udphdr *udp;
+
+	__skb_push(skb, sizeof(*udp));
+	skb_reset_transport_header(skb);
+	udp = udp_hdr(skb);
+	udp->source = src_port;
+	udp->dest = htons(SROCE_ROCEV2_UDP_PORT);
+	udp->len = htons(skb->len);
+	udp->check = 0;		/* RoCEv2: the ICRC protects the payload */
+}
+
+static void sroce_push_ipv4(struct sk_buff *skb, const struct sroce_av *av)
+{
+	struct iphdr *iph;
+
+	__skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = av->tclass;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->hop_limit;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = av->saddr.s6_addr32[3];
+	iph->daddr = av->daddr.s6_addr32[3];
+	__ip_select_ident(av->net, iph, 1);
+	iph->check = 0;
+}
+
+static void sroce_push_ipv6(struct sk_buff *skb, const struct sroce_av *av)
+{
+	struct ipv6hdr *ip6h;
+
+	__skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, av->tclass, htonl(av->flow_label));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->hop_limit;
+	ip6h->saddr = av->saddr;
+	ip6h->daddr = av->daddr;
+}
+
+/* The ICRC goes in the last four bytes, which the caller left for it. */
+static void sroce_fill_icrc(struct sk_buff *skb)
+{
+	u8 *ip = skb_network_header(skb);
+	unsigned int len = skb_tail_pointer(skb) - ip - SROCE_ICRC_BYTES;
+	u32 icrc = 0;
+
+	sroce_icrc_compute(ip, len, &icrc);
+	put_unaligned_le32(icrc, ip + len);
+}
+
+static int sroce_xmit_ipv4(struct sk_buff *skb, const struct sroce_av *av)
+{
+	struct flowi4 fl = {
+		.flowi4_proto = IPPROTO_UDP,
+		.daddr = av->daddr.s6_addr32[3],
+		.saddr = av->saddr.s6_addr32[3],
+		.flowi4_tos = av->tclass & ~INET_ECN_MASK,
+	};
+	struct rtable *rt = ip_route_output_key(av->net, &fl);
+
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return PTR_ERR(rt);
+	}
+	skb_dst_set(skb, &rt->dst);
+	skb->protocol = htons(ETH_P_IP);
+	return ip_local_out(av->net, skb->sk, skb);
+}
+
+static int sroce_xmit_ipv6(struct sk_buff *skb, const struct sroce_av *av)
+{
+	struct flowi6 fl = {
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = av->daddr,
+		.saddr = av->saddr,
+	};
+	struct dst_entry *dst;
+
+	dst = ipv6_stub->ipv6_dst_lookup_flow(av->net, sroce_sock6 ?
+					       sroce_sock6->sk : NULL, &fl, NULL);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	skb_dst_set(skb, dst);
+	skb->protocol = htons(ETH_P_IPV6);
+	return ip6_local_out(av->net, skb->sk, skb);
+}
+
+/**
+ * sroce_pkt_xmit - add UDP and IP headers and the ICRC, then send
+ * @qp: sender; its address vector says where
+ * @skb: from sroce_pkt_alloc(), transport part filled in; consumed
+ *
+ * Any context. Return: 0 or a routing/transmit error (the packet is gone
+ * either way; the reliability protocol recovers from losses).
+ */
+int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	const struct sroce_av *av = &qp->av;
+
+	sroce_push_udp(skb, htons(qp->src_port));
+	if (av->family == AF_INET)
+		sroce_push_ipv4(skb, av);
+	else
+		sroce_push_ipv6(skb, av);
+	sroce_fill_icrc(skb);
+	skb->ignore_df = 1;
+
+	if (av->family == AF_INET)
+		return sroce_xmit_ipv4(skb, av);
+	return sroce_xmit_ipv6(skb, av);
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce_net.h - RoCEv2 over the kernel's UDP/IP stack.
+ */
+#ifndef SROCE_NET_H
+#define SROCE_NET_H
+
+#include <linux/in6.h>
+#include <linux/skbuff.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce_hdr.h"
+
+struct sroce_qp;
+
+/**
+ * struct sroce_av - where a QP's packets go, resolved at modify_qp time
+ * @family: AF_INET or AF_INET6
+ * @saddr, @daddr: IPv4 in s6_addr32[3] (IPv4-mapped GID), or IPv6
+ * @tclass: traffic class: DSCP and ECN bits
+ * @hop_limit: IPv4 TTL or IPv6 hop limit
+ * @flow_label: IPv6 flow label
+ * @net: network namespace of the device's netdev
+ */
+struct sroce_av {
+	int family;
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+	u8 tclass;
+	u8 hop_limit;
+	u32 flow_label;
+	struct net *net;
+};
+
+int sroce_av_from_ah_attr(struct sroce_av *av, const struct rdma_ah_attr *ah);
+
+/* Bytes of a packet after the IP header: UDP + transport headers + ... */
+struct sk_buff *sroce_pkt_alloc(unsigned int transport_len);
+int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb);
+
+int sroce_net_get(void);
+void sroce_net_put(void);
+
+#endif /* SROCE_NET_H */

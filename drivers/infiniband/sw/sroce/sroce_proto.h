@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce_proto.h - the RC protocol engine's entry points.
+ *
+ *   requester (sroce_req.c)   send WQEs -> request packets; transmit thread
+ *   responder (sroce_resp.c)  request packets -> memory, ACK/NAK, READ and
+ *                             ATOMIC responses; softirq (+ transmit thread
+ *                             for multi-packet READ responses)
+ *   completer (sroce_comp.c)  responses -> CQEs, retransmission; softirq
+ *                             and the retry timer
+ *
+ * Functions ending in _locked run with qp->lock held.
+ */
+#ifndef SROCE_PROTO_H
+#define SROCE_PROTO_H
+
+#include <linux/timer.h>
+
+#include "sroce_hdr.h"
+
+struct sroce_qp;
+struct sroce_swqe;
+
+/* AETH syndromes (IBA 9.7.5.1.5): type in bits 7..5, value in 4..0. */
+#define SROCE_AETH_ACK			0x00
+#define SROCE_AETH_RNR_NAK		0x20
+#define SROCE_AETH_NAK			0x60
+#define SROCE_AETH_TYPE_MASK		0x60
+#define SROCE_AETH_VALUE_MASK		0x1f
+#define SROCE_AETH_CREDITS_INVALID	0x1f
+#define SROCE_NAK_PSN_SEQ_ERROR		0x00
+#define SROCE_NAK_INVALID_REQUEST	0x01
+#define SROCE_NAK_REMOTE_ACCESS		0x02
+#define SROCE_NAK_REMOTE_OP_ERROR	0x03
+
+/* sroce_req.c */
+bool sroce_req_run(struct sroce_qp *qp);
+void sroce_req_rewind_locked(struct sroce_qp *qp, u32 psn);
+void sroce_sq_flush_locked(struct sroce_qp *qp);
+
+/* sroce_comp.c */
+void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
+		    const u8 *payload);
+void sroce_comp_retry_timeout(struct timer_list *t);
+void sroce_comp_arm_timer_locked(struct sroce_qp *qp);
+void sroce_complete_swqe_locked(struct sroce_qp *qp, struct sroce_swqe *swqe);
+void sroce_comp_advance_locked(struct sroce_qp *qp);
+
+/* sroce_resp.c */
+void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
+		    const u8 *payload);
+bool sroce_resp_send_reads_locked(struct sroce_qp *qp, int *budget);
+void sroce_rq_flush_locked(struct sroce_qp *qp);
+void sroce_resp_reset_locked(struct sroce_qp *qp);
+
+#endif /* SROCE_PROTO_H */

@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce_qp.c - RC queue pair verbs: create, modify, query, destroy.
+ *
+ * QP numbers come from one module-wide table, so a packet's destination QP
+ * identifies its QP whatever netdev it arrived on. The receive path looks
+ * QPs up under RCU and holds a reference while it works; destroy unpublishes
+ * the QP, then waits for those references before tearing it down.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hash.h>
+#include <linux/overflow.h>
+#include <linux/vmalloc.h>
+#include <linux/xarray.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "sroce.h"
+#include "sroce_cq.h"
+#include "sroce_proto.h"
+#include "sroce_psn.h"
+#include "sroce_qp.h"
+#include "sroce_tx.h"
+
+/* QPN -> struct sroce_qp; RCU lookups, xa_lock for updates. */
+static DEFINE_XARRAY_ALLOC(sroce_qps);
+static u32 sroce_qpn_next;
+
+/* QPNs 0 and 1 are the special QPs of each port; leave them alone. */
+#define SROCE_QPN_MIN		16
+#define SROCE_QPN_MAX		0xffffff
+
+#define SROCE_SWQE_HDR_BYTES	sizeof(struct sroce_send_wqe)
+#define SROCE_RWQE_HDR_BYTES	sizeof(struct sroce_recv_wqe)
+
+struct sroce_qp *sroce_qp_get(u32 qpn)
+{
+	struct sroce_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&sroce_qps, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->refs))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+void sroce_qp_put(struct sroce_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->refs))
+		complete(&qp->released);
+}
+
+static int sroce_qp_check_caps(const struct ib_qp_cap *cap)
+{
+	if (!cap->max_send_wr || cap->max_send_wr > SROCE_MAX_QP_WR ||
+	    !cap->max_recv_wr || cap->max_recv_wr > SROCE_MAX_QP_WR ||
+	    cap->max_send_sge > SROCE_MAX_SGE ||
+	    cap->max_recv_sge > SROCE_MAX_SGE ||
+	    cap->max_inline_data > SROCE_MAX_INLINE_DATA)
+		return -EINVAL;
+	return 0;
+}
+
+/* Round the caps up to what the rings really offer, and report that. */
+static void sroce_qp_size_rings(struct sroce_qp *qp, struct ib_qp_cap *cap,
+				u32 *sq_stride, u32 *rq_stride)
+{
+	u32 sq_body = max3(cap->max_send_sge * (u32)sizeof(struct sroce_sge),
+			   cap->max_inline_data, (u32)sizeof(struct sroce_sge));
+	u32 rq_body = max_t(u32, cap->max_recv_sge, 1) * sizeof(struct sroce_sge);
+
+	*sq_stride = roundup_pow_of_two(SROCE_SWQE_HDR_BYTES + sq_body);
+	*rq_stride = roundup_pow_of_two(SROCE_RWQE_HDR_BYTES + rq_body);
+
+	cap->max_send_wr = roundup_pow_of_two(cap->max_send_wr);
+	cap->max_recv_wr = roundup_pow_of_two(cap->max_recv_wr);
+	cap->max_send_sge = min_t(u32, SROCE_MAX_SGE,
+				  (*sq_stride - SROCE_SWQE_HDR_BYTES) /
+				  sizeof(struct sroce_sge));
+	cap->max_recv_sge = min_t(u32, SROCE_MAX_SGE,
+				  (*rq_stride - SROCE_RWQE_HDR_BYTES) /
+				  sizeof(struct sroce_sge));
+	cap->max_inline_data = min_t(u32, SROCE_MAX_INLINE_DATA,
+				     *sq_stride - SROCE_SWQE_HDR_BYTES);
+
+	qp->max_send_sge = cap->max_send_sge;
+	qp->max_recv_sge = cap->max_recv_sge;
+	qp->max_inline = cap->max_inline_data;
+}
+
+static int sroce_qp_alloc_swqes(struct sroce_qp *qp)
+{
+	u32 depth = qp->sq.depth, i;
+
+	qp->swqes = kvcalloc(depth, sizeof(*qp->swqes), GFP_KERNEL);
+	qp->sges = kvcalloc(array_size(depth, qp->max_send_sge ?: 1),
+			    sizeof(*qp->sges), GFP_KERNEL);
+	qp->inline_buf = kvzalloc(array_size(depth, qp->max_inline ?: 1),
+				  GFP_KERNEL);
+	if (!qp->swqes || !qp->sges || !qp->inline_buf)
+		return -ENOMEM;
+	for (i = 0; i < depth; i++) {
+		qp->swqes[i].sge = qp->sges + (size_t)i * qp->max_send_sge;
+		qp->swqes[i].inline_data = qp->inline_buf + (size_t)i * qp->max_inline;
+	}
+	return 0;
+}
+
+static void sroce_qp_free_memory(struct sroce_qp *qp)
+{
+	kvfree(qp->swqes);
+	kvfree(qp->sges);
+	kvfree(qp->inline_buf);
+	kfree(qp->rd_res);
+	sroce_queue_destroy(&qp->sq);
+	sroce_queue_destroy(&qp->rq);
+}
+
+static int sroce_qp_alloc_queues(struct sroce_qp *qp, struct ib_qp_cap *cap)
+{
+	u32 sq_stride, rq_stride;
+	int err;
+
+	sroce_qp_size_rings(qp, cap, &sq_stride, &rq_stride);
+	err = sroce_queue_init(&qp->sq, cap->max_send_wr, sq_stride);
+	if (err)
+		return err;
+	err = sroce_queue_init(&qp->rq, cap->max_recv_wr, rq_stride);
+	if (err)
+		return err;
+	return sroce_qp_alloc_swqes(qp);
+}
+
+static int sroce_qp_export(struct sroce_qp *qp, struct ib_udata *udata)
+{
+	struct sroce_ucontext *uctx = rdma_udata_to_drv_context(udata,
+					struct sroce_ucontext, ibuc);
+	struct sroce_create_qp_resp resp = {
+		.sq_mmap_size = qp->sq.size,
+		.rq_mmap_size = qp->rq.size,
+		.sq_depth = qp->sq.depth,
+		.sq_stride = qp->sq.stride,
+		.rq_depth = qp->rq.depth,
+		.rq_stride = qp->rq.stride,
+		.max_inline_data = qp->max_inline,
+	};
+	int err;
+
+	err = sroce_queue_export(&qp->sq, &uctx->ibuc, &resp.sq_mmap_offset);
+	if (err)
+		return err;
+	err = sroce_queue_export(&qp->rq, &uctx->ibuc, &resp.rq_mmap_offset);
+	if (err)
+		return err;
+	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+}
+
+static int sroce_qp_check_init(const struct ib_qp_init_attr *init,
+			       struct ib_udata *udata)
+{
+	/* Kernel consumers, UD/UC and SRQs come later; say so clearly. */
+	if (!udata || init->qp_type != IB_QPT_RC || init->srq ||
+	    init->create_flags)
+		return -EOPNOTSUPP;
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	return sroce_qp_check_caps(&init->cap);
+}
+
+static void sroce_qp_init_state(struct sroce_qp *qp,
+				struct ib_qp_init_attr *init)
+{
+	spin_lock_init(&qp->lock);
+	refcount_set(&qp->refs, 1);
+	init_completion(&qp->released);
+	INIT_LIST_HEAD(&qp->tx_entry);
+	timer_setup(&qp->retry_timer, sroce_comp_retry_timeout, 0);
+	qp->sdev = to_sdev(qp->ibqp.device);
+	qp->state = IB_QPS_RESET;
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->scq = to_scq(init->send_cq);
+	qp->rcq = to_scq(init->recv_cq);
+	qp->attr.path_mtu = IB_MTU_1024;
+	qp->mtu = ib_mtu_enum_to_int(IB_MTU_1024);
+}
+
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	u32 qpn;
+	int err;
+
+	err = sroce_qp_check_init(init, udata);
+	if (err)
+		return err;
+	sroce_qp_init_state(qp, init);
+	err = sroce_qp_alloc_queues(qp, &init->cap);
+	if (err)
+		goto err_free;
+
+	err = xa_alloc_cyclic(&sroce_qps, &qpn, NULL,
+			      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
+			      &sroce_qpn_next, GFP_KERNEL);
+	if (err < 0)
+		goto err_free;
+	qp->ibqp.qp_num = qpn;
+	qp->src_port = 0xc000 | hash_32(qpn, 14);
+
+	err = sroce_qp_export(qp, udata);
+	if (err)
+		goto err_erase;
+
+	/*
+	 * Until the transmit thread has seen this QP it cannot poll it, so
+	 * the process must ring the doorbell: start with NEED_WAKEUP set.
+	 */
+	WRITE_ONCE(qp->sq.hdr->flags, SROCE_RING_NEED_WAKEUP);
+
+	/* Publish last: from here the receive path can find the QP. */
+	xa_store(&sroce_qps, qpn, qp, GFP_KERNEL);
+	sroce_tx_add_qp(qp->sdev, qp);
+	return 0;
+
+err_erase:
+	xa_erase(&sroce_qps, qpn);
+err_free:
+	sroce_qp_free_memory(qp);
+	return err;
+}
+
+/* Values modify_qp accepts, beyond what ib_modify_qp_is_ok() checks. */
+static int sroce_qp_check_attr(struct sroce_qp *qp, const struct ib_qp_attr *attr,
+			       int mask)
+{
+	if ((mask & IB_QP_PORT) && attr->port_num != 1)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= SROCE_PKEY_TABLE_LEN)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 ||
+	     attr->path_mtu > sroce_mtu_for_netdev_mtu(READ_ONCE(qp->sdev->ndev->mtu))))
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE |
+				       IB_ACCESS_REMOTE_WRITE |
+				       IB_ACCESS_REMOTE_READ |
+				       IB_ACCESS_REMOTE_ATOMIC)))
+		return -EINVAL;
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SROCE_QPN_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+/* Everything the QP keeps of the attributes, applied under qp->lock. */
+static void sroce_qp_apply_attr(struct sroce_qp *qp, const struct ib_qp_attr *attr,
+				int mask, const struct sroce_av *av)
+{
+	if (mask & IB_QP_AV)
+		qp->av = *av;
+	if (mask & IB_QP_PATH_MTU) {
+		qp->attr.path_mtu = attr->path_mtu;
+		qp->mtu = ib_mtu_enum_to_int(attr->path_mtu);
+	}
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->attr.qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_DEST_QPN)
+		qp->attr.dest_qp_num = attr->dest_qp_num;
+	if (mask & IB_QP_RQ_PSN) {
+		qp->attr.rq_psn = attr->rq_psn & SROCE_PSN_MASK;
+		qp->resp_psn = qp->attr.rq_psn;
+	}
+	if (mask & IB_QP_SQ_PSN) {
+		qp->attr.sq_psn = attr->sq_psn & SROCE_PSN_MASK;
+		qp->req_psn = qp->attr.sq_psn;
+		qp->comp_psn = qp->attr.sq_psn;
+	}
+	if (mask & IB_QP_TIMEOUT)
+		qp->attr.timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		qp->attr.retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->attr.rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->attr.min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->attr.max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_AV)
+		qp->attr.ah_attr = attr->ah_attr;
+	if (mask & IB_QP_PORT)
+		qp->attr.port_num = attr->port_num;
+	if (mask & IB_QP_PKEY_INDEX)
+		qp->attr.pkey_index = attr->pkey_index;
+	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		qp->attr.en_sqd_async_notify = attr->en_sqd_async_notify;
+}
+
+/* Side effects of entering a state; qp->lock held. */
+static void sroce_qp_enter_state_locked(struct sroce_qp *qp,
+					enum ib_qp_state next)
+{
+	enum ib_qp_state prev = qp->state;
+
+	qp->state = next;
+	switch (next) {
+	case IB_QPS_RESET:
+		sroce_resp_reset_locked(qp);
+		qp->comp_index = qp->req_index = qp->sq.index;
+		qp->rd_outstanding = 0;
+		break;
+	case IB_QPS_RTS:
+		if (prev == IB_QPS_RTR) {
+			qp->retry_left = qp->attr.retry_cnt;
+			qp->rnr_retry_left = qp->attr.rnr_retry;
+		}
+		break;
+	case IB_QPS_ERR:
+		sroce_qp_error_locked(qp);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The IRD ring is sized by max_dest_rd_atomic: allocate before locking. */
+static int sroce_qp_resize_rd_res(struct sroce_qp *qp, u8 count,
+				  struct sroce_rd_res **old)
+{
+	struct sroce_rd_res *res = NULL;
+
+	if (count) {
+		res = kcalloc(count, sizeof(*res), GFP_KERNEL);
+		if (!res)
+			return -ENOMEM;
+	}
+	spin_lock_bh(&qp->lock);
+	*old = qp->rd_res;
+	qp->rd_res = res;
+	qp->rd_res_count = count;
+	qp->rd_res_head = qp->rd_res_tail = 0;
+	qp->attr.max_dest_rd_atomic = count;
+	spin_unlock_bh(&qp->lock);
+	return 0;
+}
+
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_rd_res *old_res = NULL;
+	enum ib_qp_state cur, next;
+	struct sroce_av av = {};
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	spin_lock_bh(&qp->lock);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	spin_unlock_bh(&qp->lock);
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	if (!sroce_qp_state_transition_valid(cur, next, mask))
+		return -EINVAL;
+	err = sroce_qp_check_attr(qp, attr, mask);
+	if (!err && (mask & IB_QP_AV))
+		err = sroce_av_from_ah_attr(&av, &attr->ah_attr);
+	if (!err && (mask & IB_QP_MAX_DEST_RD_ATOMIC))
+		err = sroce_qp_resize_rd_res(qp, attr->max_dest_rd_atomic, &old_res);
+	if (err)
+		return err;
+	kfree(old_res);
+
+	spin_lock_bh(&qp->lock);
+	sroce_qp_apply_attr(qp, attr, mask, &av);
+	if (mask & IB_QP_STATE)
+		sroce_qp_enter_state_locked(qp, next);
+	spin_unlock_bh(&qp->lock);
+
+	if (next == IB_QPS_RTS || next == IB_QPS_ERR)
+		sroce_tx_kick(qp->sdev);
+	return 0;
+}
+
+/**
+ * sroce_qp_state_transition_valid - may a QP go from @cur to @next?
+ * @cur: current state
+ * @next: requested state
+ * @mask: IB_QP_* attributes given with the transition
+ *
+ * The IBA transition table (required and optional attributes per
+ * transition) for RC QPs, as ib_core encodes it; sroce supports all of it.
+ */
+bool sroce_qp_state_transition_valid(enum ib_qp_state cur,
+				     enum ib_qp_state next, int mask)
+{
+	if (cur > IB_QPS_ERR || next > IB_QPS_ERR)
+		return false;
+	return ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask);
+}
+
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	spin_lock_bh(&qp->lock);
+	*attr = qp->attr;
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->sq_psn = qp->req_psn;
+	attr->rq_psn = qp->resp_psn;
+	attr->sq_draining = 0;
+	spin_unlock_bh(&qp->lock);
+
+	attr->cap.max_send_wr = qp->sq.depth;
+	attr->cap.max_recv_wr = qp->rq.depth;
+	attr->cap.max_send_sge = qp->max_send_sge;
+	attr->cap.max_recv_sge = qp->max_recv_sge;
+	attr->cap.max_inline_data = qp->max_inline;
+
+	memset(init, 0, sizeof(*init));
+	init->qp_type = IB_QPT_RC;
+	init->send_cq = qp->ibqp.send_cq;
+	init->recv_cq = qp->ibqp.recv_cq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+/* Drop what the responder still holds and stop the timer. */
+static void sroce_qp_quiesce(struct sroce_qp *qp)
+{
+	spin_lock_bh(&qp->lock);
+	qp->state = IB_QPS_ERR;
+	sroce_resp_reset_locked(qp);
+	spin_unlock_bh(&qp->lock);
+	del_timer_sync(&qp->retry_timer);
+}
+
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	xa_erase(&sroce_qps, qp->ibqp.qp_num);
+	sroce_qp_put(qp);
+	wait_for_completion(&qp->released);
+	/* No reference left: neither the thread nor the receive path. */
+	sroce_tx_del_qp(qp->sdev, qp);
+	sroce_qp_quiesce(qp);
+	sroce_qp_free_memory(qp);
+	return 0;
+}
+
+/*
+ * A process rings the doorbell with an empty work request list (see the
+ * NEED_WAKEUP protocol in sroce-abi.h); work requests themselves only come
+ * through the ring. Kernel QPs do not exist yet.
+ */
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	if (wr) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	sroce_tx_kick(to_sqp(ibqp)->sdev);
+	return 0;
+}
+
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return -EOPNOTSUPP;
+}
+
+/**
+ * sroce_qp_error_locked - move a QP to the error state
+ * @qp: the QP; qp->lock held
+ *
+ * Flushes what can be flushed now; the transmit thread flushes work posted
+ * later (it keeps looking at rings of QPs in error). qp->lock held.
+ */
+void sroce_qp_error_locked(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->state = IB_QPS_ERR;
+	del_timer(&qp->retry_timer);
+	sroce_resp_reset_locked(qp);
+	sroce_sq_flush_locked(qp);
+	sroce_rq_flush_locked(qp);
+}

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce_qp.h - reliable-connected queue pairs and their protocol state.
+ *
+ * Each QP is driven from three contexts: the transmit thread (requester:
+ * turning send WQEs into packets, retransmitting, sending READ responses),
+ * the UDP receive hook in softirq (responder and completer), and timers.
+ * All protocol state of a QP is protected by its one spinlock, taken with
+ * bottom halves disabled; the rings and CQs it touches have their own rules.
+ */
+#ifndef SROCE_QP_H
+#define SROCE_QP_H
+
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/sroce-abi.h>
+
+#include "sroce_caps.h"
+#include "sroce_hdr.h"
+#include "sroce_net.h"
+#include "sroce_queue.h"
+
+struct sroce_dev;
+struct sroce_cq;
+struct sroce_mr;
+
+/* Where a send WQE stands. */
+enum sroce_swqe_state {
+	SROCE_SWQE_QUEUED,	/* copied from the ring, nothing sent yet */
+	SROCE_SWQE_SENDING,	/* some packets sent */
+	SROCE_SWQE_SENT,	/* every packet sent, waiting for the ACK */
+	SROCE_SWQE_DONE,	/* acknowledged; completion may be pending */
+};
+
+/**
+ * struct sroce_swqe - the kernel's validated copy of one send WQE
+ * @wr_id, @opcode, @send_flags: from the WQE
+ * @imm_data: immediate data, wire order
+ * @remote_addr, @rkey: RDMA or atomic target
+ * @compare_add, @swap: atomic operands
+ * @length: message length in bytes (sum of the SGEs or the inline length)
+ * @num_sge: entries in @sge, 0 for inline
+ * @sge: this WQE's slice of the QP's SGE array
+ * @inline_data: this WQE's slice of the QP's inline buffer
+ * @index: free-running SQ index, reported back in the CQE
+ * @state: progress
+ * @first_psn, @last_psn: PSN range once the first packet went out
+ * @sent: bytes sent so far (requests); bytes received for READ
+ * @atomic_orig: original value returned by an atomic
+ * @status: completion status, IB_WC_SUCCESS unless it failed
+ * @rd_issued: a READ/ATOMIC counted in qp->rd_outstanding
+ */
+struct sroce_swqe {
+	u64 wr_id;
+	u32 opcode;
+	u32 send_flags;
+	__be32 imm_data;
+	u64 remote_addr;
+	u32 rkey;
+	u64 compare_add;
+	u64 swap;
+	u32 length;
+	u32 num_sge;
+	struct sroce_sge *sge;
+	u8 *inline_data;
+	u32 index;
+	enum sroce_swqe_state state;
+	u32 first_psn;
+	u32 last_psn;
+	u32 sent;
+	u64 atomic_orig;
+	enum ib_wc_status status;
+	bool rd_issued;
+};
+
+/*
+ * A READ or ATOMIC the responder accepted (IRD resources), kept after it is
+ * answered so a duplicate request can be answered again.
+ */
+struct sroce_rd_res {
+	u8 opcode;
+	u32 first_psn;
+	u32 last_psn;
+	u64 va;
+	u32 rkey;
+	u32 length;
+	u32 sent;		/* READ response bytes already sent */
+	u64 atomic_orig;	/* ATOMIC result, replayed for duplicates */
+	bool pending;		/* responses still to send */
+};
+
+/* Receive in progress: the validated copy of the RQ WQE being filled. */
+struct sroce_rwqe {
+	u64 wr_id;
+	u32 index;
+	u32 num_sge;
+	u32 length;
+	struct sroce_sge sge[SROCE_MAX_SGE];
+};
+
+/**
+ * struct sroce_qp - an RC queue pair
+ * @ibqp: ib_core's part
+ * @sdev: owning device
+ * @refs: lookups from the receive path and the transmit thread
+ * @released: completed when the last lookup goes, so destroy can wait
+ * @lock: protects everything below it
+ * @state: IB QP state
+ * @attr: modify_qp attributes in force (path MTU, PSNs, timers, AV, ...)
+ * @mtu: path MTU in bytes
+ * @sq, @rq: the shared rings
+ * @swqes: kernel copies of fetched send WQEs, sq.depth entries
+ * @sges: SGE storage for @swqes; @inline_buf: inline data storage
+ * @comp_index: oldest send WQE not yet completed
+ * @req_index: send WQE the requester is working on
+ * @req_psn: next PSN the requester sends
+ * @comp_psn: oldest PSN not yet acknowledged: where a retry resumes
+ * @rd_outstanding: READs and ATOMICs sent and not answered (<= max_rd_atomic)
+ * @retry_left, @rnr_retry_left: budgets of the current attempt
+ * @rnr_wait: true while backing off after an RNR NAK
+ * @retry_timer: local ACK timeout and RNR backoff
+ * @resp_psn: responder's expected PSN; @resp_msn: messages completed
+ * @resp_nak_sent: a sequence NAK is out for resp_psn; send no other
+ * @rwqe, @rwqe_valid: receive being filled by a multi-packet SEND
+ * @resp_write_*: the WRITE being placed by a multi-packet RDMA WRITE
+ * @rd_res: ring of IRD resources, @rd_res_head (oldest) .. tail
+ * @tx_entry: on the device's transmit list
+ * @tx_pending: the transmit thread has work here beyond the SQ ring
+ * @src_port: UDP source port, derived from the QPN for flow entropy
+ * @av: where packets go (set by modify_qp with IB_QP_AV)
+ * @resp_last_flags: opcode flags of the last request accepted, to check
+ *	that FIRST/MIDDLE/LAST arrive in a legal order
+ */
+struct sroce_qp {
+	struct ib_qp ibqp;
+	struct sroce_dev *sdev;
+	refcount_t refs;
+	struct completion released;
+
+	spinlock_t lock;
+	enum ib_qp_state state;
+	struct ib_qp_attr attr;
+	u32 mtu;
+	struct sroce_queue sq;
+	struct sroce_queue rq;
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_inline;
+	bool sq_sig_all;
+	struct sroce_cq *scq;
+	struct sroce_cq *rcq;
+
+	struct sroce_swqe *swqes;
+	struct sroce_sge *sges;
+	u8 *inline_buf;
+	u32 comp_index;
+	u32 req_index;
+	u32 req_psn;
+	u32 comp_psn;
+	u32 rd_outstanding;
+	u32 retry_left;
+	u32 rnr_retry_left;
+	bool rnr_wait;
+	struct timer_list retry_timer;
+
+	u32 resp_psn;
+	u32 resp_msn;
+	bool resp_nak_sent;
+	bool rwqe_valid;
+	struct sroce_rwqe rwqe;
+	u32 rwqe_offset;
+	struct sroce_mr *resp_write_mr;
+	u64 resp_write_va;
+	u32 resp_write_left;
+	struct sroce_rd_res *rd_res;
+	u32 rd_res_count;
+	u32 rd_res_head;
+	u32 rd_res_tail;
+
+	struct list_head tx_entry;
+	bool tx_pending;
+	u16 src_port;
+	struct sroce_av av;
+	u32 resp_last_flags;
+};
+
+/* A WQE that cannot run or failed: it completes in error in its turn. */
+static inline void sroce_swqe_fail(struct sroce_swqe *swqe,
+				   enum ib_wc_status status)
+{
+	swqe->status = status;
+	swqe->state = SROCE_SWQE_DONE;
+}
+
+static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, ibqp);
+}
+
+struct sroce_qp *sroce_qp_get(u32 qpn);
+void sroce_qp_put(struct sroce_qp *qp);
+void sroce_qp_error_locked(struct sroce_qp *qp);
+
+/* ib_device_ops */
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+
+bool sroce_qp_state_transition_valid(enum ib_qp_state cur,
+				     enum ib_qp_state next, int mask);
+
+#endif /* SROCE_QP_H */

@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce_req.c - the requester: send WQEs in, request packets out.
+ *
+ * Runs in the device's transmit thread with qp->lock held. WQEs are copied
+ * out of the shared ring once, validated, and from then on only the copy is
+ * used. Packets leave in PSN order; a retransmission rewinds the requester
+ * to the first unacknowledged PSN (go-back-N).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "sroce.h"
+#include "sroce_cq.h"
+#include "sroce_proto.h"
+#include "sroce_psn.h"
+#include "sroce_qp.h"
+#include "sroce_sge.h"
+
+/* Packets in flight per QP, and packets per QP per transmit pass. */
+#define SROCE_REQ_WINDOW	256
+#define SROCE_REQ_BUDGET	64
+/* Ask for an ACK this often inside long messages, so the window moves. */
+#define SROCE_ACKREQ_INTERVAL	32
+
+/* Wire opcodes of each position in a message, per work request opcode. */
+static const struct {
+	u8 first, middle, last, only;
+} sroce_req_opcodes[] = {
+	[SROCE_WR_SEND] = { SROCE_OP_SEND_FIRST, SROCE_OP_SEND_MIDDLE,
+			    SROCE_OP_SEND_LAST, SROCE_OP_SEND_ONLY },
+	[SROCE_WR_SEND_WITH_IMM] = { SROCE_OP_SEND_FIRST, SROCE_OP_SEND_MIDDLE,
+				     SROCE_OP_SEND_LAST_IMM,
+				     SROCE_OP_SEND_ONLY_IMM },
+	[SROCE_WR_RDMA_WRITE] = { SROCE_OP_WRITE_FIRST, SROCE_OP_WRITE_MIDDLE,
+				  SROCE_OP_WRITE_LAST, SROCE_OP_WRITE_ONLY },
+	[SROCE_WR_RDMA_WRITE_WITH_IMM] = { SROCE_OP_WRITE_FIRST,
+					   SROCE_OP_WRITE_MIDDLE,
+					   SROCE_OP_WRITE_LAST_IMM,
+					   SROCE_OP_WRITE_ONLY_IMM },
+};
+
+static bool sroce_wr_is_rd_atomic(u32 opcode)
+{
+	return opcode == SROCE_WR_RDMA_READ ||
+	       opcode == SROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool sroce_wr_is_atomic(u32 opcode)
+{
+	return opcode == SROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool sroce_wr_opcode_supported(u32 opcode)
+{
+	return opcode < ARRAY_SIZE(sroce_req_opcodes) ||
+	       sroce_wr_is_rd_atomic(opcode);
+}
+
+static u32 sroce_swqe_pkts(const struct sroce_qp *qp, u32 bytes)
+{
+	return bytes ? DIV_ROUND_UP(bytes, qp->mtu) : 1;
+}
+
+/* Inline data sits right after the header, where SGEs would be. */
+static int sroce_swqe_copy_inline(struct sroce_qp *qp, struct sroce_swqe *swqe,
+				  const struct sroce_send_wqe *wqe, u32 len)
+{
+	if (len > qp->max_inline || sroce_wr_is_rd_atomic(swqe->opcode))
+		return -EINVAL;
+	memcpy(swqe->inline_data, wqe->sge, len);
+	swqe->num_sge = 0;
+	swqe->length = len;
+	return 0;
+}
+
+static int sroce_swqe_copy_sges(struct sroce_qp *qp, struct sroce_swqe *swqe,
+				const struct sroce_send_wqe *wqe, u32 num_sge)
+{
+	s64 total;
+
+	if (num_sge > qp->max_send_sge)
+		return -EINVAL;
+	memcpy(swqe->sge, wqe->sge, num_sge * sizeof(*swqe->sge));
+	swqe->num_sge = num_sge;
+	total = sroce_sge_total(swqe->sge, num_sge);
+	if (total < 0)
+		return total;
+	swqe->length = total;
+	if (sroce_wr_is_atomic(swqe->opcode) &&
+	    (num_sge != 1 || swqe->length != sizeof(u64) ||
+	     swqe->remote_addr & (sizeof(u64) - 1)))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Copy one WQE out of the ring into @swqe and check it. The ring is
+ * process memory: the header is read exactly once, into a local copy.
+ */
+static int sroce_swqe_fetch(struct sroce_qp *qp, struct sroce_swqe *swqe,
+			    const struct sroce_send_wqe *wqe)
+{
+	struct sroce_send_wqe hdr;
+
+	memcpy(&hdr, wqe, sizeof(hdr));
+	swqe->wr_id = hdr.wr_id;
+	swqe->opcode = hdr.opcode;
+	swqe->send_flags = hdr.send_flags;
+	swqe->imm_data = hdr.imm_data;
+	swqe->remote_addr = sroce_wr_is_atomic(hdr.opcode) ?
+			    hdr.atomic.remote_addr : hdr.rdma.remote_addr;
+	swqe->rkey = sroce_wr_is_atomic(hdr.opcode) ? hdr.atomic.rkey :
+						      hdr.rdma.rkey;
+	swqe->compare_add = hdr.atomic.compare_add;
+	swqe->swap = hdr.atomic.swap;
+	swqe->state = SROCE_SWQE_QUEUED;
+	swqe->status = IB_WC_SUCCESS;
+	swqe->sent = 0;
+	swqe->rd_issued = false;
+
+	if (!sroce_wr_opcode_supported(hdr.opcode) ||
+	    hdr.send_flags & ~SROCE_SEND_FLAGS_MASK)
+		return -EINVAL;
+	if (hdr.send_flags & SROCE_SEND_INLINE)
+		return sroce_swqe_copy_inline(qp, swqe, wqe, hdr.inline_len);
+	return sroce_swqe_copy_sges(qp, swqe, wqe, hdr.num_sge);
+}
+
+/* Pull newly posted WQEs, never more than the SQ can have outstanding. */
+static void sroce_sq_fetch_locked(struct sroce_qp *qp)
+{
+	int avail = sroce_queue_available(&qp->sq);
+
+	if (avail < 0) {
+		pr_warn_ratelimited("QP %u: corrupt send queue index, QP to error\n",
+				    qp->ibqp.qp_num);
+		sroce_qp_error_locked(qp);
+		return;
+	}
+	while (avail-- > 0 && qp->sq.index - qp->comp_index < qp->sq.depth) {
+		u32 index = qp->sq.index;
+		struct sroce_swqe *swqe = &qp->swqes[index & (qp->sq.depth - 1)];
+
+		swqe->index = index;
+		if (sroce_swqe_fetch(qp, swqe, sroce_queue_slot(&qp->sq, index)))
+			sroce_swqe_fail(swqe, IB_WC_LOC_QP_OP_ERR);
+		sroce_queue_consume(&qp->sq, 1);
+	}
+}
+
+static void sroce_req_init_bth(struct sroce_qp *qp, struct sroce_hdrs *h,
+			       u8 opcode, u32 psn, bool ack_req)
+{
+	h->bth.opcode = opcode;
+	h->bth.pkey = SROCE_DEFAULT_PKEY;
+	h->bth.dest_qpn = qp->attr.dest_qp_num;
+	h->bth.psn = psn;
+	h->bth.ack_req = ack_req;
+}
+
+/* Build headers at skb->data; return the skb or NULL (try again later). */
+static struct sk_buff *sroce_req_build(struct sroce_hdrs *h)
+{
+	const struct sroce_opcode_info *op = sroce_opcode_lookup(h->bth.opcode);
+	u32 tail = h->payload_len + sroce_pad_for(h->payload_len) +
+		   SROCE_ICRC_BYTES;
+	struct sk_buff *skb = sroce_pkt_alloc(op->hdr_len + tail);
+
+	if (!skb)
+		return NULL;
+	sroce_hdrs_build(skb->data, op->hdr_len, h);
+	memset(skb->data + op->hdr_len + h->payload_len, 0,
+	       tail - h->payload_len);
+	return skb;
+}
+
+static enum ib_wc_status sroce_sge_errno_to_status(int err)
+{
+	return err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
+}
+
+static int sroce_req_gather(struct sroce_qp *qp, struct sroce_swqe *swqe,
+			    u32 offset, void *dst, u32 len)
+{
+	if (!swqe->num_sge) {
+		memcpy(dst, swqe->inline_data + offset, len);
+		return 0;
+	}
+	return sroce_sge_copy(qp, swqe->sge, swqe->num_sge, offset, dst, len,
+			      SROCE_COPY_FROM_MR);
+}
+
+/* One packet of a SEND or RDMA WRITE. */
+static int sroce_req_data_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	u32 offset = swqe->sent, psn = qp->req_psn;
+	u32 len = min(qp->mtu, swqe->length - offset);
+	bool first = !offset, last = offset + len == swqe->length;
+	bool ack_req = last || (first ? 0 : sroce_psn_diff(psn, swqe->first_psn)) %
+				SROCE_ACKREQ_INTERVAL == SROCE_ACKREQ_INTERVAL - 1;
+	struct sroce_hdrs h = { .payload_len = len };
+	struct sk_buff *skb;
+	u8 opcode;
+	int err;
+
+	opcode = first && last ? sroce_req_opcodes[swqe->opcode].only :
+		 first ? sroce_req_opcodes[swqe->opcode].first :
+		 last ? sroce_req_opcodes[swqe->opcode].last :
+			sroce_req_opcodes[swqe->opcode].middle;
+	sroce_req_init_bth(qp, &h, opcode, psn, ack_req);
+	h.bth.solicited = last && (swqe->send_flags & SROCE_SEND_SOLICITED);
+	h.reth.va = swqe->remote_addr;
+	h.reth.rkey = swqe->rkey;
+	h.reth.dma_len = swqe->length;
+	h.imm = swqe->imm_data;
+
+	skb = sroce_req_build(&h);
+	if (!skb)
+		return -ENOMEM;
+	err = sroce_req_gather(qp, swqe, offset, skb->data + h.op->hdr_len, len);
+	if (err) {
+		kfree_skb(skb);
+		return err;
+	}
+	if (first)
+		swqe->first_psn = psn;
+	swqe->sent += len;
+	if (last) {
+		swqe->last_psn = psn;
+		swqe->state = SROCE_SWQE_SENT;
+	} else {
+		swqe->state = SROCE_SWQE_SENDING;
+	}
+	qp->req_psn = sroce_psn_add(psn, 1);
+	sroce_pkt_xmit(qp, skb);
+	return 0;
+}
+
+/*
+ * An RDMA READ request, for the part not yet received: a retry after a
+ * partial response asks only for the rest, at the PSN it would have had.
+ */
+static int sroce_req_read_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	struct sroce_hdrs h = {};
+	struct sk_buff *skb;
+	u32 left = swqe->length - swqe->sent;
+
+	if (!swqe->sent)
+		swqe->first_psn = qp->req_psn;
+	sroce_req_init_bth(qp, &h, SROCE_OP_READ_REQUEST, qp->req_psn, true);
+	h.reth.va = swqe->remote_addr + swqe->sent;
+	h.reth.rkey = swqe->rkey;
+	h.reth.dma_len = left;
+	skb = sroce_req_build(&h);
+	if (!skb)
+		return -ENOMEM;
+	qp->req_psn = sroce_psn_add(qp->req_psn, sroce_swqe_pkts(qp, left));
+	swqe->last_psn = sroce_psn_add(qp->req_psn, SROCE_PSN_MASK);
+	swqe->state = SROCE_SWQE_SENT;
+	sroce_pkt_xmit(qp, skb);
+	return 0;
+}
+
+static int sroce_req_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	bool cmp_swap = swqe->opcode == SROCE_WR_ATOMIC_CMP_AND_SWP;
+	struct sroce_hdrs h = {};
+	struct sk_buff *skb;
+
+	sroce_req_init_bth(qp, &h, cmp_swap ? SROCE_OP_COMPARE_SWAP :
+				   SROCE_OP_FETCH_ADD, qp->req_psn, true);
+	h.atmeth.va = swqe->remote_addr;
+	h.atmeth.rkey = swqe->rkey;
+	h.atmeth.swap_add = cmp_swap ? swqe->swap : swqe->compare_add;
+	h.atmeth.compare = cmp_swap ? swqe->compare_add : 0;
+	skb = sroce_req_build(&h);
+	if (!skb)
+		return -ENOMEM;
+	swqe->first_psn = swqe->last_psn = qp->req_psn;
+	qp->req_psn = sroce_psn_add(qp->req_psn, 1);
+	swqe->state = SROCE_SWQE_SENT;
+	sroce_pkt_xmit(qp, skb);
+	return 0;
+}
+
+static int sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	if (swqe->opcode == SROCE_WR_RDMA_READ)
+		return sroce_req_read_pkt(qp, swqe);
+	if (sroce_wr_is_atomic(swqe->opcode))
+		return sroce_req_atomic_pkt(qp, swqe);
+	return sroce_req_data_pkt(qp, swqe);
+}
+
+/* May this WQE put a packet on the wire now? */
+static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	bool starting = swqe->state == SROCE_SWQE_QUEUED;
+
+	if (qp->rnr_wait)
+		return false;
+	if (sroce_psn_diff(qp->req_psn, qp->comp_psn) >= SROCE_REQ_WINDOW)
+		return false;
+	if (starting && qp->state == IB_QPS_SQD)
+		return false;
+	if (starting && (swqe->send_flags & SROCE_SEND_FENCE) &&
+	    qp->rd_outstanding)
+		return false;
+	if (starting && sroce_wr_is_rd_atomic(swqe->opcode) && !swqe->rd_issued &&
+	    qp->rd_outstanding >= max_t(u32, qp->attr.max_rd_atomic, 1))
+		return false;
+	return true;
+}
+
+static void sroce_req_count_rd_atomic(struct sroce_qp *qp,
+				      struct sroce_swqe *swqe)
+{
+	if (sroce_wr_is_rd_atomic(swqe->opcode) && !swqe->rd_issued) {
+		swqe->rd_issued = true;
+		qp->rd_outstanding++;
+	}
+}
+
+static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
+{
+	bool sent = false;
+
+	while (*budget > 0 && qp->req_index != qp->sq.index) {
+		struct sroce_swqe *swqe =
+			&qp->swqes[qp->req_index & (qp->sq.depth - 1)];
+		int err;
+
+		if (swqe->state == SROCE_SWQE_DONE) {
+			/* Failed validation: completes in order, then errors. */
+			qp->req_index++;
+			continue;
+		}
+		if (!sroce_req_may_send(qp, swqe))
+			break;
+		sroce_req_count_rd_atomic(qp, swqe);
+		err = sroce_req_send_pkt(qp, swqe);
+		if (err == -ENOMEM)
+			break;
+		if (err) {
+			sroce_swqe_fail(swqe, sroce_sge_errno_to_status(err));
+			qp->req_index++;
+			continue;
+		}
+		(*budget)--;
+		sent = true;
+		if (swqe->state == SROCE_SWQE_SENT)
+			qp->req_index++;
+	}
+	return sent;
+}
+
+/**
+ * sroce_sq_flush_locked - complete every send WQE with a flush error
+ * @qp: the QP; qp->lock held
+ *
+ * WQEs that failed keep their own status. Also drains whatever the process
+ * posts after the QP entered the error state.
+ */
+void sroce_sq_flush_locked(struct sroce_qp *qp)
+{
+	int avail = sroce_queue_available(&qp->sq);
+
+	if (avail > 0) {
+		while (avail-- > 0 && qp->sq.index - qp->comp_index < qp->sq.depth) {
+			u32 index = qp->sq.index;
+			struct sroce_swqe *swqe =
+				&qp->swqes[index & (qp->sq.depth - 1)];
+
+			swqe->index = index;
+			sroce_swqe_fetch(qp, swqe, sroce_queue_slot(&qp->sq, index));
+			sroce_queue_consume(&qp->sq, 1);
+		}
+	}
+	while (qp->comp_index != qp->sq.index) {
+		struct sroce_swqe *swqe =
+			&qp->swqes[qp->comp_index & (qp->sq.depth - 1)];
+
+		if (swqe->state != SROCE_SWQE_DONE || swqe->status == IB_WC_SUCCESS)
+			swqe->status = IB_WC_WR_FLUSH_ERR;
+		swqe->state = SROCE_SWQE_DONE;
+		sroce_complete_swqe_locked(qp, swqe);
+		qp->comp_index++;
+	}
+	qp->req_index = qp->comp_index;
+	qp->rd_outstanding = 0;
+}
+
+static struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index)
+{
+	return &qp->swqes[index & (qp->sq.depth - 1)];
+}
+
+/* Make @swqe resend from @psn; earlier packets of it were acknowledged. */
+static void sroce_swqe_rewind(struct sroce_qp *qp, struct sroce_swqe *swqe,
+			      u32 psn)
+{
+	if (swqe->state == SROCE_SWQE_QUEUED || swqe->state == SROCE_SWQE_DONE)
+		return;
+	if (swqe->opcode == SROCE_WR_RDMA_READ) {
+		/* sent counts bytes received: ask for the rest. */
+		qp->req_psn = sroce_psn_add(swqe->first_psn, swqe->sent / qp->mtu);
+		swqe->state = SROCE_SWQE_SENDING;
+		return;
+	}
+	/* Only a PSN inside the message can resume it midway. */
+	if (sroce_wr_is_atomic(swqe->opcode) ||
+	    sroce_psn_before(psn, swqe->first_psn) ||
+	    (swqe->state == SROCE_SWQE_SENT && sroce_psn_after(psn, swqe->last_psn)) ||
+	    (swqe->state == SROCE_SWQE_SENDING && !sroce_psn_before(psn, qp->req_psn)))
+		psn = swqe->first_psn;
+	swqe->sent = sroce_psn_diff(psn, swqe->first_psn) * qp->mtu;
+	swqe->state = swqe->sent ? SROCE_SWQE_SENDING : SROCE_SWQE_QUEUED;
+	qp->req_psn = psn;
+}
+
+/**
+ * sroce_req_rewind_locked - go back to @psn and send everything again
+ * @qp: the QP; qp->lock held
+ * @psn: first PSN the responder has not accepted
+ */
+void sroce_req_rewind_locked(struct sroce_qp *qp, u32 psn)
+{
+	u32 i, end = qp->req_index;
+	bool found = false;
+
+	lockdep_assert_held(&qp->lock);
+	/* The WQE being sent counts too. */
+	if (end != qp->sq.index && sroce_swqe_at(qp, end)->state == SROCE_SWQE_SENDING)
+		end++;
+	for (i = qp->comp_index; i != end; i++) {
+		struct sroce_swqe *swqe = sroce_swqe_at(qp, i);
+
+		if (swqe->state == SROCE_SWQE_DONE)
+			continue;
+		if (!found) {
+			found = true;
+			qp->req_index = i;
+			sroce_swqe_rewind(qp, swqe, psn);
+		} else if (swqe->opcode == SROCE_WR_RDMA_READ) {
+			swqe->state = SROCE_SWQE_SENDING;
+		} else {
+			swqe->state = SROCE_SWQE_QUEUED;
+			swqe->sent = 0;
+		}
+	}
+}
+
+/**
+ * sroce_req_run - one transmit pass over a QP
+ * @qp: the QP; takes qp->lock
+ *
+ * Return: true if packets went out or state moved, so the caller should
+ * come back soon.
+ */
+bool sroce_req_run(struct sroce_qp *qp)
+{
+	int budget = SROCE_REQ_BUDGET;
+	bool busy = false;
+
+	spin_lock_bh(&qp->lock);
+	WRITE_ONCE(qp->tx_pending, false);
+	switch (qp->state) {
+	case IB_QPS_RTR:
+		busy = sroce_resp_send_reads_locked(qp, &budget);
+		break;
+	case IB_QPS_RTS:
+	case IB_QPS_SQD:
+		busy = sroce_resp_send_reads_locked(qp, &budget);
+		sroce_sq_fetch_locked(qp);
+		busy |= sroce_req_send_locked(qp, &budget);
+		sroce_comp_advance_locked(qp);
+		if (busy)
+			sroce_comp_arm_timer_locked(qp);
+		break;
+	case IB_QPS_ERR:
+		if (sroce_queue_available(&qp->sq) > 0 ||
+		    sroce_queue_available(&qp->rq) > 0) {
+			sroce_sq_flush_locked(qp);
+			sroce_rq_flush_locked(qp);
+			busy = true;
+		}
+		break;
+	default:
+		break;
+	}
+	spin_unlock_bh(&qp->lock);
+	return busy;
+}

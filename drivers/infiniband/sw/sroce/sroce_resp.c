@@ -1,0 +1,625 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce_resp.c - the responder: request packets in, memory updated,
+ * acknowledgements out.
+ *
+ * Runs in softirq from the UDP receive hook with qp->lock held; nothing here
+ * sleeps. Single-packet answers (ACK, NAK, ATOMIC ACK) are sent right away;
+ * multi-packet READ responses are queued as IRD resources and sent by the
+ * transmit thread (sroce_resp_send_reads_locked()).
+ *
+ * Receive WQEs are fetched from the shared ring only when a SEND needs one:
+ * read once into qp->rwqe, validated, then used from the copy.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "sroce.h"
+#include "sroce_cq.h"
+#include "sroce_proto.h"
+#include "sroce_psn.h"
+#include "sroce_qp.h"
+#include "sroce_sge.h"
+
+enum sroce_resp_result {
+	SROCE_RESP_DONE,		/* accepted; PSN advances */
+	SROCE_RESP_RNR,			/* no receive WQE: RNR NAK */
+	SROCE_RESP_NAK_INVALID,		/* NAK, both QPs to error */
+	SROCE_RESP_NAK_ACCESS,
+	SROCE_RESP_NAK_OPERATIONAL,
+};
+
+static void sroce_resp_send(struct sroce_qp *qp, struct sroce_hdrs *h)
+{
+	const struct sroce_opcode_info *op = sroce_opcode_lookup(h->bth.opcode);
+	u32 tail = h->payload_len + sroce_pad_for(h->payload_len) +
+		   SROCE_ICRC_BYTES;
+	struct sk_buff *skb = sroce_pkt_alloc(op->hdr_len + tail);
+
+	/* A lost answer is recovered by the requester's retry. */
+	if (!skb)
+		return;
+	h->bth.pkey = SROCE_DEFAULT_PKEY;
+	h->bth.dest_qpn = qp->attr.dest_qp_num;
+	sroce_hdrs_build(skb->data, op->hdr_len, h);
+	memset(skb->data + op->hdr_len, 0, tail);
+	sroce_pkt_xmit(qp, skb);
+}
+
+static void sroce_resp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome)
+{
+	struct sroce_hdrs h = {
+		.bth.opcode = SROCE_OP_ACKNOWLEDGE,
+		.bth.psn = psn,
+		.aeth.syndrome = syndrome,
+		.aeth.msn = qp->resp_msn,
+	};
+
+	sroce_resp_send(qp, &h);
+}
+
+static void sroce_resp_atomic_ack(struct sroce_qp *qp, u32 psn, u64 orig)
+{
+	struct sroce_hdrs h = {
+		.bth.opcode = SROCE_OP_ATOMIC_ACKNOWLEDGE,
+		.bth.psn = psn,
+		.aeth.syndrome = SROCE_AETH_ACK | SROCE_AETH_CREDITS_INVALID,
+		.aeth.msn = qp->resp_msn,
+		.atmack_orig = orig,
+	};
+
+	sroce_resp_send(qp, &h);
+}
+
+/* Copy the next receive WQE out of the ring. */
+static int sroce_resp_fetch_rwqe(struct sroce_qp *qp)
+{
+	struct sroce_rwqe *rwqe = &qp->rwqe;
+	const struct sroce_recv_wqe *wqe;
+	int avail = sroce_queue_available(&qp->rq);
+	struct sroce_recv_wqe hdr;
+	s64 total;
+
+	if (avail <= 0)
+		return avail ?: -EAGAIN;
+	wqe = sroce_queue_slot(&qp->rq, qp->rq.index);
+	memcpy(&hdr, wqe, sizeof(hdr));
+	rwqe->wr_id = hdr.wr_id;
+	rwqe->index = qp->rq.index;
+	sroce_queue_consume(&qp->rq, 1);
+	if (hdr.num_sge > qp->max_recv_sge)
+		return -EINVAL;
+	rwqe->num_sge = hdr.num_sge;
+	memcpy(rwqe->sge, wqe->sge, hdr.num_sge * sizeof(*rwqe->sge));
+	total = sroce_sge_total(rwqe->sge, rwqe->num_sge);
+	if (total < 0)
+		return -EINVAL;
+	rwqe->length = total;
+	qp->rwqe_valid = true;
+	qp->rwqe_offset = 0;
+	return 0;
+}
+
+static void sroce_resp_complete_rwqe(struct sroce_qp *qp,
+				     const struct sroce_hdrs *h,
+				     enum ib_wc_status status)
+{
+	struct sroce_cqe cqe = {
+		.wr_id = qp->rwqe.wr_id,
+		.status = status,
+		.opcode = (h->op->flags & SROCE_OPF_WRITE) ?
+			  SROCE_WC_RECV_RDMA_WITH_IMM : SROCE_WC_RECV,
+		.byte_len = qp->rwqe_offset,
+		.qp_num = qp->ibqp.qp_num,
+		.src_qp = qp->attr.dest_qp_num,
+		.wqe_index = qp->rwqe.index,
+		.is_recv = 1,
+	};
+
+	if (h->op->flags & SROCE_OPF_IMMDT) {
+		cqe.imm_data = h->imm;
+		cqe.wc_flags |= SROCE_WC_WITH_IMM;
+	}
+	qp->rwqe_valid = false;
+	sroce_cq_post(qp->rcq, &cqe, h->bth.solicited);
+}
+
+/* Make sure a receive WQE is at hand; a message's first packet takes one. */
+static enum sroce_resp_result sroce_resp_need_rwqe(struct sroce_qp *qp,
+						   const struct sroce_hdrs *h)
+{
+	int err;
+
+	if (qp->rwqe_valid)
+		return SROCE_RESP_DONE;
+	err = sroce_resp_fetch_rwqe(qp);
+	if (err == -EAGAIN)
+		return SROCE_RESP_RNR;
+	if (err) {
+		if (err == -EINVAL)
+			sroce_resp_complete_rwqe(qp, h, IB_WC_LOC_QP_OP_ERR);
+		return SROCE_RESP_NAK_OPERATIONAL;
+	}
+	return SROCE_RESP_DONE;
+}
+
+static enum sroce_resp_result sroce_resp_send_op(struct sroce_qp *qp,
+						 const struct sroce_hdrs *h,
+						 const u8 *payload)
+{
+	enum sroce_resp_result res = sroce_resp_need_rwqe(qp, h);
+	int err;
+
+	if (res != SROCE_RESP_DONE)
+		return res;
+	if (h->payload_len > qp->rwqe.length - qp->rwqe_offset) {
+		sroce_resp_complete_rwqe(qp, h, IB_WC_LOC_LEN_ERR);
+		return SROCE_RESP_NAK_INVALID;
+	}
+	err = sroce_sge_copy(qp, qp->rwqe.sge, qp->rwqe.num_sge,
+			     qp->rwqe_offset, (void *)payload, h->payload_len,
+			     SROCE_COPY_TO_MR);
+	if (err) {
+		sroce_resp_complete_rwqe(qp, h, IB_WC_LOC_PROT_ERR);
+		return SROCE_RESP_NAK_OPERATIONAL;
+	}
+	qp->rwqe_offset += h->payload_len;
+	if (h->op->flags & SROCE_OPF_LAST) {
+		sroce_resp_complete_rwqe(qp, h, IB_WC_SUCCESS);
+		qp->resp_msn++;
+	}
+	return SROCE_RESP_DONE;
+}
+
+static void sroce_resp_drop_write(struct sroce_qp *qp)
+{
+	if (qp->resp_write_mr)
+		sroce_mr_put(qp->resp_write_mr);
+	qp->resp_write_mr = NULL;
+	qp->resp_write_left = 0;
+}
+
+/* Look up and check the target of a WRITE, READ or ATOMIC. */
+static struct sroce_mr *sroce_resp_target(struct sroce_qp *qp, u32 rkey,
+					  u64 va, u64 len, int access)
+{
+	struct sroce_mr *mr;
+
+	if (!(qp->attr.qp_access_flags & access))
+		return ERR_PTR(-EACCES);
+	mr = sroce_mr_get(qp->sdev, rkey);
+	if (!mr)
+		return ERR_PTR(-EINVAL);
+	if (sroce_mr_check(mr, qp->ibqp.pd, va, len, access)) {
+		sroce_mr_put(mr);
+		return ERR_PTR(-EACCES);
+	}
+	return mr;
+}
+
+static enum sroce_resp_result sroce_resp_write_start(struct sroce_qp *qp,
+						     const struct sroce_hdrs *h)
+{
+	struct sroce_mr *mr = NULL;
+
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
+		return SROCE_RESP_NAK_ACCESS;
+	if (h->reth.dma_len) {
+		mr = sroce_resp_target(qp, h->reth.rkey, h->reth.va,
+				       h->reth.dma_len, IB_ACCESS_REMOTE_WRITE);
+		if (IS_ERR(mr))
+			return SROCE_RESP_NAK_ACCESS;
+	}
+	sroce_resp_drop_write(qp);
+	qp->resp_write_mr = mr;
+	qp->resp_write_va = h->reth.va;
+	qp->resp_write_left = h->reth.dma_len;
+	return SROCE_RESP_DONE;
+}
+
+static enum sroce_resp_result sroce_resp_write_op(struct sroce_qp *qp,
+						  const struct sroce_hdrs *h,
+						  const u8 *payload)
+{
+	u32 flags = h->op->flags;
+	enum sroce_resp_result res;
+
+	/* WRITE with immediate needs its receive WQE before touching memory. */
+	if ((flags & SROCE_OPF_IMMDT)) {
+		res = sroce_resp_need_rwqe(qp, h);
+		if (res != SROCE_RESP_DONE)
+			return res;
+	}
+	if (flags & SROCE_OPF_FIRST) {
+		res = sroce_resp_write_start(qp, h);
+		if (res != SROCE_RESP_DONE)
+			return res;
+	}
+	if (h->payload_len > qp->resp_write_left ||
+	    ((flags & SROCE_OPF_LAST) && h->payload_len != qp->resp_write_left))
+		return SROCE_RESP_NAK_INVALID;
+	if (h->payload_len) {
+		sroce_mr_copy(qp->resp_write_mr, qp->resp_write_va, (void *)payload,
+			      h->payload_len, SROCE_COPY_TO_MR);
+		qp->resp_write_va += h->payload_len;
+		qp->resp_write_left -= h->payload_len;
+	}
+	if (flags & SROCE_OPF_LAST) {
+		sroce_resp_drop_write(qp);
+		if (flags & SROCE_OPF_IMMDT) {
+			qp->rwqe_offset = 0;
+			sroce_resp_complete_rwqe(qp, h, IB_WC_SUCCESS);
+		}
+		qp->resp_msn++;
+	}
+	return SROCE_RESP_DONE;
+}
+
+/* The IRD slot the next READ/ATOMIC uses, or NULL when all are busy. */
+static struct sroce_rd_res *sroce_resp_new_rd_res(struct sroce_qp *qp)
+{
+	struct sroce_rd_res *res;
+
+	if (!qp->rd_res_count)
+		return NULL;
+	res = &qp->rd_res[qp->rd_res_tail % qp->rd_res_count];
+	if (res->pending)
+		return NULL;
+	qp->rd_res_tail++;
+	memset(res, 0, sizeof(*res));
+	return res;
+}
+
+static u32 sroce_resp_read_pkts(const struct sroce_qp *qp, u32 len)
+{
+	return len ? DIV_ROUND_UP(len, qp->mtu) : 1;
+}
+
+static enum sroce_resp_result sroce_resp_read_op(struct sroce_qp *qp,
+						 const struct sroce_hdrs *h,
+						 u32 *npsn)
+{
+	struct sroce_rd_res *res;
+	struct sroce_mr *mr;
+
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
+		return SROCE_RESP_NAK_ACCESS;
+	if (h->reth.dma_len) {
+		mr = sroce_resp_target(qp, h->reth.rkey, h->reth.va,
+				       h->reth.dma_len, IB_ACCESS_REMOTE_READ);
+		if (IS_ERR(mr))
+			return SROCE_RESP_NAK_ACCESS;
+		sroce_mr_put(mr);
+	}
+	res = sroce_resp_new_rd_res(qp);
+	if (!res)
+		return SROCE_RESP_NAK_INVALID;
+	*npsn = sroce_resp_read_pkts(qp, h->reth.dma_len);
+	res->opcode = SROCE_OP_READ_REQUEST;
+	res->first_psn = h->bth.psn;
+	res->last_psn = sroce_psn_add(h->bth.psn, *npsn - 1);
+	res->va = h->reth.va;
+	res->rkey = h->reth.rkey;
+	res->length = h->reth.dma_len;
+	res->pending = true;
+	qp->resp_msn++;
+	WRITE_ONCE(qp->tx_pending, true);
+	sroce_tx_kick(qp->sdev);
+	return SROCE_RESP_DONE;
+}
+
+static enum sroce_resp_result sroce_resp_atomic_op(struct sroce_qp *qp,
+						   const struct sroce_hdrs *h)
+{
+	bool cmp_swap = h->bth.opcode == SROCE_OP_COMPARE_SWAP;
+	struct sroce_rd_res *res;
+	struct sroce_mr *mr;
+	u64 orig;
+
+	if (h->atmeth.va & (sizeof(u64) - 1))
+		return SROCE_RESP_NAK_INVALID;
+	mr = sroce_resp_target(qp, h->atmeth.rkey, h->atmeth.va, sizeof(u64),
+			       IB_ACCESS_REMOTE_ATOMIC);
+	if (IS_ERR(mr))
+		return SROCE_RESP_NAK_ACCESS;
+	res = sroce_resp_new_rd_res(qp);
+	if (!res) {
+		sroce_mr_put(mr);
+		return SROCE_RESP_NAK_INVALID;
+	}
+	orig = sroce_mr_atomic(mr, h->atmeth.va, cmp_swap,
+			       cmp_swap ? h->atmeth.compare : h->atmeth.swap_add,
+			       h->atmeth.swap_add);
+	sroce_mr_put(mr);
+	res->opcode = h->bth.opcode;
+	res->first_psn = res->last_psn = h->bth.psn;
+	res->atomic_orig = orig;
+	qp->resp_msn++;
+	sroce_resp_atomic_ack(qp, h->bth.psn, orig);
+	return SROCE_RESP_DONE;
+}
+
+/*
+ * FIRST, MIDDLE and LAST of one message must follow each other without
+ * anything else in between (IBA 9.8.3.1).
+ */
+static bool sroce_resp_sequence_ok(const struct sroce_qp *qp, u32 flags)
+{
+	u32 last = qp->resp_last_flags;
+	bool in_message = (last & (SROCE_OPF_FIRST | SROCE_OPF_MIDDLE)) &&
+			  !(last & SROCE_OPF_LAST);
+
+	if (!in_message)
+		return flags & SROCE_OPF_FIRST;
+	if (flags & SROCE_OPF_FIRST)
+		return false;
+	return (flags & SROCE_OPF_WRITE) == (last & SROCE_OPF_WRITE);
+}
+
+static enum sroce_resp_result sroce_resp_execute(struct sroce_qp *qp,
+						 const struct sroce_hdrs *h,
+						 const u8 *payload, u32 *npsn)
+{
+	u32 flags = h->op->flags;
+
+	*npsn = 1;
+	if (!sroce_resp_sequence_ok(qp, flags))
+		return SROCE_RESP_NAK_INVALID;
+	if (flags & SROCE_OPF_WRITE)
+		return sroce_resp_write_op(qp, h, payload);
+	if (flags & SROCE_OPF_SEND)
+		return sroce_resp_send_op(qp, h, payload);
+	if (flags & SROCE_OPF_READ)
+		return sroce_resp_read_op(qp, h, npsn);
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_ATOMIC))
+		return SROCE_RESP_NAK_ACCESS;
+	return sroce_resp_atomic_op(qp, h);
+}
+
+static void sroce_resp_qp_event(struct sroce_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+static void sroce_resp_fatal(struct sroce_qp *qp, u8 nak, enum ib_event_type ev)
+{
+	sroce_resp_ack(qp, qp->resp_psn, SROCE_AETH_NAK | nak);
+	sroce_qp_error_locked(qp);
+	sroce_resp_qp_event(qp, ev);
+}
+
+static void sroce_resp_finish(struct sroce_qp *qp, const struct sroce_hdrs *h,
+			      enum sroce_resp_result res, u32 npsn)
+{
+	switch (res) {
+	case SROCE_RESP_DONE:
+		qp->resp_psn = sroce_psn_add(h->bth.psn, npsn);
+		qp->resp_last_flags = h->op->flags;
+		qp->resp_nak_sent = false;
+		if (h->bth.ack_req && !(h->op->flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC)))
+			sroce_resp_ack(qp, h->bth.psn, SROCE_AETH_ACK |
+				       SROCE_AETH_CREDITS_INVALID);
+		break;
+	case SROCE_RESP_RNR:
+		qp->resp_nak_sent = true;
+		sroce_resp_ack(qp, h->bth.psn,
+			       SROCE_AETH_RNR_NAK | qp->attr.min_rnr_timer);
+		break;
+	case SROCE_RESP_NAK_INVALID:
+		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQUEST, IB_EVENT_QP_REQ_ERR);
+		break;
+	case SROCE_RESP_NAK_ACCESS:
+		sroce_resp_fatal(qp, SROCE_NAK_REMOTE_ACCESS, IB_EVENT_QP_ACCESS_ERR);
+		break;
+	case SROCE_RESP_NAK_OPERATIONAL:
+		sroce_resp_fatal(qp, SROCE_NAK_REMOTE_OP_ERROR, IB_EVENT_QP_FATAL);
+		break;
+	}
+}
+
+/* The IRD resource that answered @psn, for a duplicate request. */
+static struct sroce_rd_res *sroce_resp_find_rd_res(struct sroce_qp *qp, u32 psn,
+						   u32 *pos)
+{
+	u32 n = min(qp->rd_res_tail, qp->rd_res_count), i;
+
+	for (i = 1; i <= n; i++) {
+		struct sroce_rd_res *res =
+			&qp->rd_res[(qp->rd_res_tail - i) % qp->rd_res_count];
+
+		if (!sroce_psn_before(psn, res->first_psn) &&
+		    !sroce_psn_after(psn, res->last_psn)) {
+			*pos = qp->rd_res_tail - i;
+			return res;
+		}
+	}
+	return NULL;
+}
+
+/* A request we already executed: answer it again, change nothing. */
+static void sroce_resp_duplicate(struct sroce_qp *qp, const struct sroce_hdrs *h)
+{
+	struct sroce_rd_res *res;
+	u32 pos;
+
+	if (!(h->op->flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC))) {
+		sroce_resp_ack(qp, sroce_psn_add(qp->resp_psn, SROCE_PSN_MASK),
+			       SROCE_AETH_ACK | SROCE_AETH_CREDITS_INVALID);
+		return;
+	}
+	res = sroce_resp_find_rd_res(qp, h->bth.psn, &pos);
+	if (!res)
+		return;
+	if (res->opcode != SROCE_OP_READ_REQUEST) {
+		sroce_resp_atomic_ack(qp, res->first_psn, res->atomic_orig);
+		return;
+	}
+	/* Resend from the PSN asked for; later READs will be asked again. */
+	res->sent = sroce_psn_diff(h->bth.psn, res->first_psn) * qp->mtu;
+	res->pending = true;
+	qp->rd_res_head = pos;
+	WRITE_ONCE(qp->tx_pending, true);
+	sroce_tx_kick(qp->sdev);
+}
+
+void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
+		    const u8 *payload)
+{
+	enum sroce_resp_result res;
+	s32 diff;
+	u32 npsn;
+
+	if ((h->bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC)
+		return;
+	spin_lock_bh(&qp->lock);
+	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
+	    qp->state != IB_QPS_SQD)
+		goto out;
+	diff = sroce_psn_diff(h->bth.psn, qp->resp_psn);
+	if (diff > 0) {
+		/* Something was lost: ask once for a resend from resp_psn. */
+		if (!qp->resp_nak_sent)
+			sroce_resp_ack(qp, qp->resp_psn,
+				       SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERROR);
+		qp->resp_nak_sent = true;
+		goto out;
+	}
+	if (diff < 0) {
+		sroce_resp_duplicate(qp, h);
+		goto out;
+	}
+	res = sroce_resp_execute(qp, h, payload, &npsn);
+	sroce_resp_finish(qp, h, res, npsn);
+out:
+	spin_unlock_bh(&qp->lock);
+}
+
+/* One packet of a READ response. */
+static int sroce_resp_read_pkt(struct sroce_qp *qp, struct sroce_rd_res *res)
+{
+	u32 len = min(qp->mtu, res->length - res->sent);
+	bool first = !res->sent, last = res->sent + len == res->length;
+	struct sroce_hdrs h = {
+		.bth.psn = sroce_psn_add(res->first_psn, res->sent / qp->mtu),
+		.aeth.syndrome = SROCE_AETH_ACK | SROCE_AETH_CREDITS_INVALID,
+		.aeth.msn = qp->resp_msn,
+		.payload_len = len,
+	};
+	const struct sroce_opcode_info *op;
+	struct sroce_mr *mr = NULL;
+	struct sk_buff *skb;
+	u32 tail;
+
+	h.bth.opcode = first && last ? SROCE_OP_READ_RESPONSE_ONLY :
+		       first ? SROCE_OP_READ_RESPONSE_FIRST :
+		       last ? SROCE_OP_READ_RESPONSE_LAST :
+			      SROCE_OP_READ_RESPONSE_MIDDLE;
+	op = sroce_opcode_lookup(h.bth.opcode);
+	if (len) {
+		/* Looked up again: the region may be gone since the request. */
+		mr = sroce_resp_target(qp, res->rkey, res->va + res->sent, len,
+				       IB_ACCESS_REMOTE_READ);
+		if (IS_ERR(mr))
+			return -EACCES;
+	}
+	tail = len + sroce_pad_for(len) + SROCE_ICRC_BYTES;
+	skb = sroce_pkt_alloc(op->hdr_len + tail);
+	if (!skb) {
+		if (mr)
+			sroce_mr_put(mr);
+		return -ENOMEM;
+	}
+	h.bth.pkey = SROCE_DEFAULT_PKEY;
+	h.bth.dest_qpn = qp->attr.dest_qp_num;
+	sroce_hdrs_build(skb->data, op->hdr_len, &h);
+	memset(skb->data + op->hdr_len + len, 0, tail - len);
+	if (mr) {
+		sroce_mr_copy(mr, res->va + res->sent, skb->data + op->hdr_len,
+			      len, SROCE_COPY_FROM_MR);
+		sroce_mr_put(mr);
+	}
+	res->sent += len;
+	if (last)
+		res->pending = false;
+	sroce_pkt_xmit(qp, skb);
+	return 0;
+}
+
+/**
+ * sroce_resp_send_reads_locked - send pending READ responses, oldest first
+ * @qp: the QP; qp->lock held
+ * @budget: packets this pass may still send; decremented
+ *
+ * Return: true if anything was sent.
+ */
+bool sroce_resp_send_reads_locked(struct sroce_qp *qp, int *budget)
+{
+	bool sent = false;
+
+	while (*budget > 0 && qp->rd_res_head != qp->rd_res_tail) {
+		struct sroce_rd_res *res =
+			&qp->rd_res[qp->rd_res_head % qp->rd_res_count];
+		int err;
+
+		if (!res->pending) {
+			qp->rd_res_head++;
+			continue;
+		}
+		err = sroce_resp_read_pkt(qp, res);
+		if (err == -ENOMEM)
+			break;
+		if (err) {
+			sroce_resp_fatal(qp, SROCE_NAK_REMOTE_ACCESS,
+					 IB_EVENT_QP_ACCESS_ERR);
+			return true;
+		}
+		(*budget)--;
+		sent = true;
+	}
+	return sent;
+}
+
+/* Complete every posted receive with a flush error (QP in error). */
+void sroce_rq_flush_locked(struct sroce_qp *qp)
+{
+	int avail = sroce_queue_available(&qp->rq);
+	struct sroce_cqe cqe = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = SROCE_WC_RECV,
+		.qp_num = qp->ibqp.qp_num,
+		.is_recv = 1,
+	};
+
+	if (qp->rwqe_valid) {
+		cqe.wr_id = qp->rwqe.wr_id;
+		cqe.wqe_index = qp->rwqe.index;
+		sroce_cq_post(qp->rcq, &cqe, false);
+		qp->rwqe_valid = false;
+	}
+	while (avail-- > 0) {
+		const struct sroce_recv_wqe *wqe =
+			sroce_queue_slot(&qp->rq, qp->rq.index);
+
+		cqe.wr_id = READ_ONCE(wqe->wr_id);
+		cqe.wqe_index = qp->rq.index;
+		sroce_queue_consume(&qp->rq, 1);
+		sroce_cq_post(qp->rcq, &cqe, false);
+	}
+}
+
+/* Forget the message in progress and every IRD resource. */
+void sroce_resp_reset_locked(struct sroce_qp *qp)
+{
+	sroce_resp_drop_write(qp);
+	qp->resp_last_flags = 0;
+	qp->resp_nak_sent = false;
+	qp->rd_res_head = qp->rd_res_tail;
+	if (qp->rd_res)
+		memset(qp->rd_res, 0, qp->rd_res_count * sizeof(*qp->rd_res));
+}

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce_tx.c - the per-device transmit thread.
+ *
+ * The thread runs every QP's requester: it fetches send WQEs from the
+ * shared rings, turns them into packets, retransmits, and sends multi-packet
+ * READ responses. While there is work, or for sq_poll_usecs after the last
+ * work, it keeps polling the rings, so processes need no syscall to post.
+ * Then it publishes NEED_WAKEUP in every SQ ring, issues a full barrier,
+ * looks once more, and sleeps until a doorbell or a timer kicks it. The
+ * barrier pairs with the one in the provider's post_send (see sroce-abi.h).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kthread.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+
+#include "sroce.h"
+#include "sroce_proto.h"
+#include "sroce_qp.h"
+#include "sroce_tx.h"
+
+static unsigned int sq_poll_usecs = 100;
+module_param(sq_poll_usecs, uint, 0644);
+MODULE_PARM_DESC(sq_poll_usecs,
+		 "How long the transmit thread keeps polling send queues after its last work before it sleeps and asks for doorbells (default 100)");
+
+/* Visit each QP once with a reference held and the list lock dropped. */
+static bool sroce_tx_for_each_qp(struct sroce_tx *tx,
+				 bool (*fn)(struct sroce_qp *qp, void *arg),
+				 void *arg)
+{
+	struct sroce_qp *qp, *prev = NULL;
+	bool any = false;
+
+	spin_lock_bh(&tx->lock);
+	list_for_each_entry(qp, &tx->qps, tx_entry) {
+		if (!refcount_inc_not_zero(&qp->refs))
+			continue;
+		spin_unlock_bh(&tx->lock);
+		if (prev)
+			sroce_qp_put(prev);
+		any |= fn(qp, arg);
+		prev = qp;
+		spin_lock_bh(&tx->lock);
+		/*
+		 * Still listed: destroy unlists a QP only after the last
+		 * reference, ours included, is gone.
+		 */
+	}
+	spin_unlock_bh(&tx->lock);
+	if (prev)
+		sroce_qp_put(prev);
+	return any;
+}
+
+static bool sroce_tx_run_qp(struct sroce_qp *qp, void *arg)
+{
+	return sroce_req_run(qp);
+}
+
+static bool sroce_tx_set_wakeup(struct sroce_qp *qp, void *arg)
+{
+	u32 flags = *(bool *)arg ? SROCE_RING_NEED_WAKEUP : 0;
+
+	WRITE_ONCE(qp->sq.hdr->flags, flags);
+	return false;
+}
+
+/* Unlocked peek: a stale answer costs one more pass or one doorbell. */
+static bool sroce_tx_qp_has_work(struct sroce_qp *qp, void *arg)
+{
+	if (READ_ONCE(qp->tx_pending) || sroce_queue_available(&qp->sq) > 0)
+		return true;
+	return READ_ONCE(qp->state) == IB_QPS_ERR &&
+	       sroce_queue_available(&qp->rq) > 0;
+}
+
+static void sroce_tx_need_wakeup(struct sroce_tx *tx, bool need)
+{
+	sroce_tx_for_each_qp(tx, sroce_tx_set_wakeup, &need);
+}
+
+/*
+ * Go to sleep unless work arrived meanwhile. The order - publish the flag,
+ * full barrier, look again - is what makes eliding doorbells safe.
+ */
+static void sroce_tx_sleep(struct sroce_tx *tx)
+{
+	set_current_state(TASK_INTERRUPTIBLE);
+	sroce_tx_need_wakeup(tx, true);
+	smp_mb();
+	if (atomic_xchg(&tx->kicked, 0) || kthread_should_stop() ||
+	    sroce_tx_for_each_qp(tx, sroce_tx_qp_has_work, NULL)) {
+		__set_current_state(TASK_RUNNING);
+	} else {
+		schedule();
+	}
+	sroce_tx_need_wakeup(tx, false);
+}
+
+static int sroce_tx_thread(void *data)
+{
+	struct sroce_tx *tx = data;
+	u64 idle_since = ktime_get_ns();
+
+	while (!kthread_should_stop()) {
+		atomic_set(&tx->kicked, 0);
+		if (sroce_tx_for_each_qp(tx, sroce_tx_run_qp, NULL)) {
+			idle_since = ktime_get_ns();
+		} else if (ktime_get_ns() - idle_since >
+			   (u64)READ_ONCE(sq_poll_usecs) * NSEC_PER_USEC) {
+			sroce_tx_sleep(tx);
+			idle_since = ktime_get_ns();
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+int sroce_tx_start(struct sroce_dev *sdev)
+{
+	struct sroce_tx *tx = &sdev->tx;
+	struct task_struct *thread;
+
+	spin_lock_init(&tx->lock);
+	INIT_LIST_HEAD(&tx->qps);
+	atomic_set(&tx->kicked, 0);
+	thread = kthread_run(sroce_tx_thread, tx, "sroce-tx/%s",
+			     netdev_name(sdev->ndev));
+	if (IS_ERR(thread))
+		return PTR_ERR(thread);
+	tx->thread = thread;
+	return 0;
+}
+
+void sroce_tx_stop(struct sroce_dev *sdev)
+{
+	if (sdev->tx.thread)
+		kthread_stop(sdev->tx.thread);
+	sdev->tx.thread = NULL;
+}
+
+/* Doorbell, timer or receive path: there is transmit work. Any context. */
+void sroce_tx_kick(struct sroce_dev *sdev)
+{
+	atomic_set(&sdev->tx.kicked, 1);
+	wake_up_process(sdev->tx.thread);
+}
+
+void sroce_tx_add_qp(struct sroce_dev *sdev, struct sroce_qp *qp)
+{
+	spin_lock_bh(&sdev->tx.lock);
+	list_add_tail(&qp->tx_entry, &sdev->tx.qps);
+	spin_unlock_bh(&sdev->tx.lock);
+}
+
+/* Only once every reference is gone: the thread may be iterating at @qp. */
+void sroce_tx_del_qp(struct sroce_dev *sdev, struct sroce_qp *qp)
+{
+	spin_lock_bh(&sdev->tx.lock);
+	list_del(&qp->tx_entry);
+	spin_unlock_bh(&sdev->tx.lock);
+}

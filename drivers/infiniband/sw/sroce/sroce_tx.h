@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce_tx.h - the per-device transmit thread.
+ */
+#ifndef SROCE_TX_H
+#define SROCE_TX_H
+
+#include <linux/list.h>
+#include <linux/spinlock.h>
+
+struct task_struct;
+struct sroce_dev;
+struct sroce_qp;
+
+/**
+ * struct sroce_tx - transmit side of a device
+ * @thread: runs the requesters of every QP of the device
+ * @lock: protects @qps
+ * @qps: every QP of the device (sroce_qp.tx_entry)
+ * @kicked: set by doorbells and timers before waking @thread, so a wake-up
+ *	that races with going to sleep is not lost
+ */
+struct sroce_tx {
+	struct task_struct *thread;
+	spinlock_t lock;
+	struct list_head qps;
+	atomic_t kicked;
+};
+
+int sroce_tx_start(struct sroce_dev *sdev);
+void sroce_tx_stop(struct sroce_dev *sdev);
+void sroce_tx_kick(struct sroce_dev *sdev);
+void sroce_tx_add_qp(struct sroce_dev *sdev, struct sroce_qp *qp);
+void sroce_tx_del_qp(struct sroce_dev *sdev, struct sroce_qp *qp);
+
+#endif /* SROCE_TX_H */
