@@ -49,13 +49,15 @@ bool fx_setup(struct unit_case_state *t, struct fx *f,
 {
 	static const struct fx_opts defaults;
 
+	if (!opts)
+		opts = &defaults;
 	memset(f, 0, sizeof(*f));
-	f->cq = ibv_create_cq(dp.ctx, 64, NULL, NULL, 0);
+	f->cq = ibv_create_cq(dp.ctx, opts->cqe ? opts->cqe : 64, NULL, NULL, 0);
 	EXPECT(t, f->cq != NULL);
 	if (!f->cq)
 		return false;
 	f->kcq = dp.mock->cq(f->cq->handle);
-	f->qp = fx_create_qp(f, opts ? opts : &defaults);
+	f->qp = fx_create_qp(f, opts);
 	EXPECT(t, f->qp != NULL);
 	if (!f->qp) {
 		ibv_destroy_cq(f->cq);
@@ -231,6 +233,7 @@ int main(void)
 	failures += unit_run(dp_qp_cases, dp_qp_cases_count);
 	failures += unit_run(dp_post_cases, dp_post_cases_count);
 	failures += unit_run(dp_wr_ex_cases, dp_wr_ex_cases_count);
+	failures += unit_run(dp_threads_cases, dp_threads_cases_count);
 	ibv_dealloc_pd(dp.pd);
 	ibv_close_device(dp.ctx);
 	return failures ? 1 : 0;

@@ -34,6 +34,7 @@ struct fx_opts {
 	struct ibv_qp_cap cap;		/* all zero: 8 WRs, 4 SGEs, 64 inline */
 	int sq_sig_all;
 	bool ex;			/* create_qp_ex with every send op */
+	int cqe;			/* 0: 64 */
 };
 
 /* Returns false (with the failure recorded in t) if setup failed. */
@@ -70,6 +71,8 @@ extern const struct unit_case dp_post_cases[];
 extern const int dp_post_cases_count;
 extern const struct unit_case dp_wr_ex_cases[];
 extern const int dp_wr_ex_cases_count;
+extern const struct unit_case dp_threads_cases[];
+extern const int dp_threads_cases_count;
 
 /* EXPECT, then leave the case if it failed (nothing to test without it). */
 #define REQUIRE(t, cond)                                                       \

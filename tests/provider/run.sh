@@ -210,7 +210,7 @@ check_mock_kernel() {
 # its own result line, as the unit binaries do.
 check_datapath() {
 	if ! cc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$top/include/uapi" \
-		-o "$work/datapath" "$here"/dp.c "$here"/test_dp_*.c -libverbs -ldl \
+		-o "$work/datapath" "$here"/dp.c "$here"/test_dp_*.c -pthread -libverbs -ldl \
 		>"$work/cc" 2>&1; then
 		result datapath_tests_build FAIL "$(grep -m1 -E 'error|warning' "$work/cc")"
 		return
