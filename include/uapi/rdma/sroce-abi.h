@@ -80,6 +80,13 @@ struct sroce_alloc_ucontext_resp {
  * requests from the CQEs' wqe_index (which also retires preceding
  * unsignaled sends), so a ring never holds more than `depth` outstanding.
  *
+ * Indices start at zero when the ring is created; read them from the
+ * mapping rather than assuming so. A QP created with max_send_wr or
+ * max_recv_wr 0 still gets a one-entry ring. On a transition to RESET the
+ * kernel discards every published SQ and RQ entry without a completion, by
+ * moving its consumer index to the producer index it sees; the provider
+ * likewise forgets everything outstanding.
+ *
  * Doorbell elision (SQ)
  * ---------------------
  * While the kernel's transmit thread is polling, it picks up new send WQEs

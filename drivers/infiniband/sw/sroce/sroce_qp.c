@@ -54,8 +54,8 @@ void sroce_qp_put(struct sroce_qp *qp)
 
 static int sroce_qp_check_caps(const struct ib_qp_cap *cap)
 {
-	if (!cap->max_send_wr || cap->max_send_wr > SROCE_MAX_QP_WR ||
-	    !cap->max_recv_wr || cap->max_recv_wr > SROCE_MAX_QP_WR ||
+	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
+	    cap->max_recv_wr > SROCE_MAX_QP_WR ||
 	    cap->max_send_sge > SROCE_MAX_SGE ||
 	    cap->max_recv_sge > SROCE_MAX_SGE ||
 	    cap->max_inline_data > SROCE_MAX_INLINE_DATA)
@@ -74,8 +74,9 @@ static void sroce_qp_size_rings(struct sroce_qp *qp, struct ib_qp_cap *cap,
 	*sq_stride = roundup_pow_of_two(SROCE_SWQE_HDR_BYTES + sq_body);
 	*rq_stride = roundup_pow_of_two(SROCE_RWQE_HDR_BYTES + rq_body);
 
-	cap->max_send_wr = roundup_pow_of_two(cap->max_send_wr);
-	cap->max_recv_wr = roundup_pow_of_two(cap->max_recv_wr);
+	/* A queue nobody posts to still gets one slot: one code path. */
+	cap->max_send_wr = roundup_pow_of_two(max(cap->max_send_wr, 1U));
+	cap->max_recv_wr = roundup_pow_of_two(max(cap->max_recv_wr, 1U));
 	cap->max_send_sge = min_t(u32, SROCE_MAX_SGE,
 				  (*sq_stride - SROCE_SWQE_HDR_BYTES) /
 				  sizeof(struct sroce_sge));
@@ -311,6 +312,27 @@ static void sroce_qp_apply_attr(struct sroce_qp *qp, const struct ib_qp_attr *at
 		qp->attr.en_sqd_async_notify = attr->en_sqd_async_notify;
 }
 
+/* RESET forgets all work: posted WQEs are dropped without completions. */
+static void sroce_qp_discard_posted(struct sroce_queue *q)
+{
+	int avail = sroce_queue_available(q);
+
+	if (avail > 0)
+		sroce_queue_consume(q, avail);
+}
+
+static void sroce_qp_reset_locked(struct sroce_qp *qp)
+{
+	del_timer(&qp->retry_timer);
+	sroce_resp_reset_locked(qp);
+	qp->rwqe_valid = false;
+	sroce_qp_discard_posted(&qp->sq);
+	sroce_qp_discard_posted(&qp->rq);
+	qp->comp_index = qp->req_index = qp->sq.index;
+	qp->rd_outstanding = 0;
+	qp->rnr_wait = false;
+}
+
 /* Side effects of entering a state; qp->lock held. */
 static void sroce_qp_enter_state_locked(struct sroce_qp *qp,
 					enum ib_qp_state next)
@@ -320,9 +342,7 @@ static void sroce_qp_enter_state_locked(struct sroce_qp *qp,
 	qp->state = next;
 	switch (next) {
 	case IB_QPS_RESET:
-		sroce_resp_reset_locked(qp);
-		qp->comp_index = qp->req_index = qp->sq.index;
-		qp->rd_outstanding = 0;
+		sroce_qp_reset_locked(qp);
 		break;
 	case IB_QPS_RTS:
 		if (prev == IB_QPS_RTR) {
@@ -469,16 +489,22 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 /*
  * A process rings the doorbell with an empty work request list (see the
  * NEED_WAKEUP protocol in sroce-abi.h); work requests themselves only come
- * through the ring. Kernel QPs do not exist yet.
+ * through the ring. The doorbell runs the requester right here, in the
+ * process that posted, which saves waking the transmit thread and a context
+ * switch; the thread takes over what one pass leaves. Kernel QPs do not
+ * exist yet.
  */
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
+	struct sroce_qp *qp = to_sqp(ibqp);
+
 	if (wr) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
-	sroce_tx_kick(to_sqp(ibqp)->sdev);
+	if (sroce_req_run(qp))
+		sroce_tx_kick(qp->sdev);
 	return 0;
 }
 

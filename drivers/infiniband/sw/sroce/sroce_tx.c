@@ -21,10 +21,21 @@
 #include "sroce_qp.h"
 #include "sroce_tx.h"
 
-static unsigned int sq_poll_usecs = 100;
+static unsigned int sq_poll_usecs = 50;
 module_param(sq_poll_usecs, uint, 0644);
 MODULE_PARM_DESC(sq_poll_usecs,
-		 "How long the transmit thread keeps polling send queues after its last work before it sleeps and asks for doorbells (default 100)");
+		 "How long the transmit thread keeps polling send queues after its last work before it sleeps and asks for doorbells, on machines with more than one CPU (default 50)");
+
+/*
+ * With one CPU, a polling thread only takes the CPU from the process it
+ * waits for: it sleeps at once and every post rings the doorbell instead.
+ */
+static u64 sroce_tx_poll_ns(void)
+{
+	if (num_online_cpus() < 2)
+		return 0;
+	return (u64)READ_ONCE(sq_poll_usecs) * NSEC_PER_USEC;
+}
 
 /* Visit each QP once with a reference held and the list lock dropped. */
 static bool sroce_tx_for_each_qp(struct sroce_tx *tx,
@@ -109,8 +120,7 @@ static int sroce_tx_thread(void *data)
 		atomic_set(&tx->kicked, 0);
 		if (sroce_tx_for_each_qp(tx, sroce_tx_run_qp, NULL)) {
 			idle_since = ktime_get_ns();
-		} else if (ktime_get_ns() - idle_since >
-			   (u64)READ_ONCE(sq_poll_usecs) * NSEC_PER_USEC) {
+		} else if (ktime_get_ns() - idle_since >= sroce_tx_poll_ns()) {
 			sroce_tx_sleep(tx);
 			idle_since = ktime_get_ns();
 		}
