@@ -35,8 +35,9 @@ struct config {
 	enum mode mode;
 	const char *host;
 	int tcp_port;
-	int nonly;
+	int nonly, nskip;
 	const char *only[MAX_ONLY];
+	const char *skip[MAX_ONLY];
 };
 
 static const struct vt_case *const tables[] = {
@@ -84,16 +85,20 @@ const struct vt_case *vt_find_case(const char *name)
 	return NULL;
 }
 
-static bool selected(const struct config *cfg, const char *name)
+static bool matches(const char *const *patterns, int n, const char *name)
 {
 	int i;
 
-	if (!cfg->nonly)
-		return true;
-	for (i = 0; i < cfg->nonly; i++)
-		if (!fnmatch(cfg->only[i], name, 0))
+	for (i = 0; i < n; i++)
+		if (!fnmatch(patterns[i], name, 0))
 			return true;
 	return false;
+}
+
+static bool selected(const struct config *cfg, const char *name)
+{
+	return (!cfg->nonly || matches(cfg->only, cfg->nonly, name)) &&
+	       !matches(cfg->skip, cfg->nskip, name);
 }
 
 /* Run one half of a case and trade verdicts. -2: the stream is lost. */
@@ -297,6 +302,7 @@ static void usage(FILE *f)
 		"  -g, --gid-index N     GID index (default: the IPv4-mapped RoCE v2 GID)\n"
 		"  -p, --port N          TCP port of the control stream (default %d)\n"
 		"  -o, --only PATTERN    run only matching cases (fnmatch; repeatable)\n"
+		"  -x, --skip PATTERN    do not run matching cases (fnmatch; repeatable)\n"
 		"  -t, --timeout SEC     longest wait for one completion (default 20)\n"
 		"  -n, --many N          messages in many_sends (default 10000)\n"
 		"  -s, --seed N          random seed (default: time)\n"
@@ -317,6 +323,15 @@ static long number(const char *s, long min, long max)
 	return v;
 }
 
+static void add_pattern(const char **patterns, int *n, const char *p)
+{
+	if (*n == MAX_ONLY) {
+		fprintf(stderr, "too many --only/--skip patterns\n");
+		exit(2);
+	}
+	patterns[(*n)++] = p;
+}
+
 static void parse_args(struct config *cfg, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -324,14 +339,15 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		{ "client", required_argument, NULL, 'C' }, { "list", no_argument, NULL, 'l' },
 		{ "dev", required_argument, NULL, 'd' }, { "ib-port", required_argument, NULL, 'i' },
 		{ "gid-index", required_argument, NULL, 'g' }, { "port", required_argument, NULL, 'p' },
-		{ "only", required_argument, NULL, 'o' }, { "timeout", required_argument, NULL, 't' },
+		{ "only", required_argument, NULL, 'o' }, { "skip", required_argument, NULL, 'x' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "many", required_argument, NULL, 'n' }, { "seed", required_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "d:i:g:p:o:t:n:s:vh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "d:i:g:p:o:x:t:n:s:vh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'L': cfg->mode = MODE_LOOPBACK; break;
 		case 'S': cfg->mode = MODE_SERVER; break;
@@ -341,13 +357,8 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		case 'i': cfg->vt.ib_port = number(optarg, 1, 255); break;
 		case 'g': cfg->vt.gid_index = number(optarg, 0, 65535); break;
 		case 'p': cfg->tcp_port = number(optarg, 1, 65535); break;
-		case 'o':
-			if (cfg->nonly == MAX_ONLY) {
-				fprintf(stderr, "too many --only\n");
-				exit(2);
-			}
-			cfg->only[cfg->nonly++] = optarg;
-			break;
+		case 'o': add_pattern(cfg->only, &cfg->nonly, optarg); break;
+		case 'x': add_pattern(cfg->skip, &cfg->nskip, optarg); break;
 		case 't': cfg->vt.wait_ms = number(optarg, 1, 3600) * 1000; break;
 		case 'n': cfg->vt.many = number(optarg, 1, 100000000); break;
 		case 's': cfg->vt.seed = strtoull(optarg, NULL, 0); break;
