@@ -155,8 +155,9 @@ static void sroce_cq_report_overflow(struct sroce_cq *cq)
 		.event = IB_EVENT_CQ_ERR,
 	};
 
-	pr_warn_ratelimited("%s: CQ overflow, completions lost\n",
-			    dev_name(&cq->ibcq.device->dev));
+	ibdev_warn_ratelimited(cq->ibcq.device,
+			       "CQ %u overflowed, completions lost\n",
+			       cq->ibcq.res.id);
 	if (cq->ibcq.event_handler)
 		cq->ibcq.event_handler(&event, cq->ibcq.cq_context);
 }
