@@ -81,7 +81,7 @@ sroce_check_cq_resp(const struct sroce_create_cq_resp *resp, uint32_t cqe)
 			     sizeof(struct sroce_cqe), sizeof(struct sroce_cqe));
 	if (v != SROCE_RINGS_OK)
 		return v;
-	if (resp->depth <= cqe)
+	if (resp->depth < cqe)
 		return SROCE_RINGS_DEPTH_BELOW_REQUEST;
 	return SROCE_RINGS_OK;
 }

@@ -110,6 +110,18 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	return ret;
 }
 
+/*
+ * Receives never need the kernel while the QP works; a QP in the error
+ * state flushes them, and the kernel asks for a doorbell to do so by
+ * setting NEED_WAKEUP on the RQ. Same barrier rule as the SQ doorbell.
+ */
+static bool sroce_rq_wants_doorbell(struct sroce_wq *rq)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return __atomic_load_n(&rq->ring.hdr->flags, __ATOMIC_RELAXED) &
+	       SROCE_RING_NEED_WAKEUP;
+}
+
 static int sroce_build_recv(const struct sroce_wq *rq,
 			    struct sroce_recv_wqe *wqe,
 			    const struct ibv_recv_wr *wr)
@@ -154,5 +166,11 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	pthread_spin_unlock(&rq->lock);
 
 	*bad_wr = wr;
+	if (sroce_rq_wants_doorbell(rq)) {
+		int db_ret = sroce_sq_ring_doorbell(to_sqp(ibqp));
+
+		if (!ret)
+			ret = db_ret;
+	}
 	return ret;
 }

@@ -5,7 +5,8 @@
  * in one memfd that the provider maps through an mmap() interposer, and
  * the test API of mock_uverbs.h.
  *
- * Geometry follows the ABI: CQ depth is the power of two >= cqe + 1; a
+ * Geometry follows the ABI: CQ depth is the power of two >= cqe (all of it
+ * reported as the CQ's cqe); a
  * queue's depth is the power of two >= its max_*_wr; the send stride fits
  * the requested SGEs or inline bytes after the 64-byte header.
  */
@@ -167,14 +168,14 @@ int mock_create_cq(const struct ib_uverbs_cmd_hdr *hdr)
 		return ENOMEM;
 	cq = &cqs[i];
 	memset(cq, 0, sizeof(*cq));
-	if (mock_ring_create(&cq->ring, pow2_at_least(req.cqe + 1),
+	if (mock_ring_create(&cq->ring, pow2_at_least(req.cqe),
 			     sizeof(struct sroce_cqe)))
 		return ENOMEM;
 	cq->alive = true;
 	cq->handle = i + 1;
 
 	core.cq_handle = cq->handle;
-	core.cqe = cq->ring.depth - 1;
+	core.cqe = cq->ring.depth;
 	drv.mmap_offset = cq->ring.offset;
 	drv.mmap_size = cq->ring.size;
 	drv.depth = cq->ring.depth;

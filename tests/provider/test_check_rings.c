@@ -56,7 +56,8 @@ static void cq_resp_rejects_each_inconsistency(struct unit_case_state *t)
 {
 	struct sroce_create_cq_resp r = good_cq();
 
-	EXPECT(t, sroce_check_cq_resp(&r, 16) == SROCE_RINGS_DEPTH_BELOW_REQUEST);
+	EXPECT(t, sroce_check_cq_resp(&r, 16) == SROCE_RINGS_OK);
+	EXPECT(t, sroce_check_cq_resp(&r, 17) == SROCE_RINGS_DEPTH_BELOW_REQUEST);
 	r.depth = 12;
 	EXPECT(t, sroce_check_cq_resp(&r, 4) == SROCE_RINGS_BAD_DEPTH);
 	r.depth = 0;

@@ -22,7 +22,7 @@ static void cq_create_maps_power_of_two_ring_and_destroy_unmaps(
 	if (!cq)
 		return;
 	k = dp.mock->cq(cq->handle);
-	EXPECT(t, k && k->ring.depth == 8 && cq->cqe == 7);
+	EXPECT(t, k && k->ring.depth == 8 && cq->cqe == 8);
 	EXPECT(t, dp.mock->live_mappings() == maps + 1);
 	EXPECT(t, ibv_destroy_cq(cq) == 0);
 	EXPECT(t, !k->alive);

@@ -412,7 +412,6 @@ static void post_recv_encodes_wqe(struct unit_case_state *t)
 
 	if (!fx_setup(t, &f, NULL))
 		return;
-	f.kqp->rq.hdr->flags = SROCE_RING_NEED_WAKEUP;	/* no effect on RQ */
 	EXPECT(t, ibv_post_recv(f.qp, &wr, &bad) == 0);
 	REQUIRE(t, k_rq_pending(f.kqp) == 1);
 	w = k_rq_peek(f.kqp, 0);
@@ -422,6 +421,22 @@ static void post_recv_encodes_wqe(struct unit_case_state *t)
 	EXPECT(t, w->sge[1].addr == 0x2000 && w->sge[1].lkey == 0x22);
 	EXPECT(t, dp.mock->commands(IB_USER_VERBS_CMD_POST_RECV) == writes);
 	EXPECT(t, f.kqp->doorbells == 0);
+	fx_teardown(&f);
+}
+
+/* A QP in error asks for a doorbell so late receives get flushed. */
+static void post_recv_rings_doorbell_when_rq_asks(struct unit_case_state *t)
+{
+	struct ibv_sge sge = { 0x1000, 64, 0x11 };
+	struct ibv_recv_wr wr = { .wr_id = 78, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+	struct fx f;
+
+	if (!fx_setup(t, &f, NULL))
+		return;
+	f.kqp->rq.hdr->flags = SROCE_RING_NEED_WAKEUP;
+	EXPECT(t, ibv_post_recv(f.qp, &wr, &bad) == 0);
+	EXPECT(t, f.kqp->doorbells == 1);
 	fx_teardown(&f);
 }
 
@@ -480,5 +495,6 @@ DP_CASES(dp_post_cases,
 	 UNIT_CASE(doorbell_rung_once_per_post_when_need_wakeup_set),
 	 UNIT_CASE(sq_wraps_over_2_32_for_several_laps),
 	 UNIT_CASE(post_recv_encodes_wqe),
+	 UNIT_CASE(post_recv_rings_doorbell_when_rq_asks),
 	 UNIT_CASE(post_recv_bad_num_sge_is_einval),
 	 UNIT_CASE(rq_full_is_enomem_until_completion_polled));

@@ -97,6 +97,12 @@ struct sroce_alloc_ucontext_resp {
  * IB_USER_VERBS_CMD_POST_SEND with wr_count 0 on the QP. The two full
  * barriers guarantee that either the kernel sees the new index or the
  * process sees the flag.
+ *
+ * The RQ never needs a doorbell while the QP works. In the error state the
+ * kernel must flush receives posted later, so it sets NEED_WAKEUP in the
+ * RQ's flags (full barrier, then it flushes what it sees); ibv_post_recv
+ * stores the producer index, issues a full barrier, and rings the same
+ * doorbell if the RQ flag is set.
  */
 #define SROCE_RING_NEED_WAKEUP		(1U << 0)
 
@@ -260,7 +266,8 @@ struct sroce_cqe {
  * struct sroce_create_cq_resp - where the CQ ring is
  * @mmap_offset: pass to mmap() on the uverbs fd
  * @mmap_size: bytes to map: the header plus depth * sizeof(struct sroce_cqe)
- * @depth: entries in the ring (a power of two >= the requested cqe + 1)
+ * @depth: entries in the ring (a power of two >= the requested cqe); the
+ *	CQ reports all of them as its cqe
  */
 struct sroce_create_cq_resp {
 	__aligned_u64 mmap_offset;

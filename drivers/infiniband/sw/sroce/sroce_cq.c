@@ -69,8 +69,9 @@ static int sroce_cq_respond(struct sroce_cq *cq, struct ib_udata *udata,
  * @attr: requested size, completion vector, flags
  * @ctx: the call's udata (6.1) or attribute bundle (6.10+)
  *
- * The ring gets the next power of two above cqe (at least cqe + 1 slots);
- * ibcq->cqe reports depth - 1, never below what was asked for.
+ * The ring gets the next power of two at or above cqe, and ibcq->cqe
+ * reports all of it: the CQ overflows exactly when more than ibcq->cqe
+ * completions are waiting.
  * Return: 0, -EOPNOTSUPP for kernel CQs or CQ flags, -EINVAL for a bad
  * size, vector or request data, -ENOMEM, or a copy-out error.
  */
@@ -99,7 +100,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	spin_lock_init(&cq->lock);
 	cq->notify = 0;
 	cq->overflowed = false;
-	err = sroce_queue_init(&cq->ring, roundup_pow_of_two(attr->cqe + 1),
+	err = sroce_queue_init(&cq->ring, roundup_pow_of_two(attr->cqe),
 			       sizeof(struct sroce_cqe));
 	if (err)
 		goto err_count_put;
@@ -110,7 +111,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		goto err_destroy_ring;
 
-	ibcq->cqe = cq->ring.depth - 1;
+	ibcq->cqe = cq->ring.depth;
 	return 0;
 
 err_destroy_ring:

@@ -323,6 +323,7 @@ static void sroce_qp_discard_posted(struct sroce_queue *q)
 
 static void sroce_qp_reset_locked(struct sroce_qp *qp)
 {
+	WRITE_ONCE(qp->rq.hdr->flags, 0);
 	del_timer(&qp->retry_timer);
 	sroce_resp_reset_locked(qp);
 	qp->rwqe_valid = false;
@@ -526,6 +527,9 @@ void sroce_qp_error_locked(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
 	qp->state = IB_QPS_ERR;
+	/* Receives posted from now on need a doorbell to be flushed. */
+	WRITE_ONCE(qp->rq.hdr->flags, SROCE_RING_NEED_WAKEUP);
+	smp_mb();
 	del_timer(&qp->retry_timer);
 	sroce_resp_reset_locked(qp);
 	sroce_sq_flush_locked(qp);

@@ -174,6 +174,7 @@ struct sroce_qp {
 	struct sroce_mr *resp_write_mr;
 	u64 resp_write_va;
 	u32 resp_write_left;
+	u32 resp_write_len;
 	struct sroce_rd_res *rd_res;
 	u32 rd_res_count;
 	u32 rd_res_head;

@@ -213,6 +213,7 @@ static enum sroce_resp_result sroce_resp_write_start(struct sroce_qp *qp,
 	qp->resp_write_mr = mr;
 	qp->resp_write_va = h->reth.va;
 	qp->resp_write_left = h->reth.dma_len;
+	qp->resp_write_len = h->reth.dma_len;
 	return SROCE_RESP_DONE;
 }
 
@@ -246,7 +247,8 @@ static enum sroce_resp_result sroce_resp_write_op(struct sroce_qp *qp,
 	if (flags & SROCE_OPF_LAST) {
 		sroce_resp_drop_write(qp);
 		if (flags & SROCE_OPF_IMMDT) {
-			qp->rwqe_offset = 0;
+			/* Like RNICs: byte_len is the length of the write. */
+			qp->rwqe_offset = qp->resp_write_len;
 			sroce_resp_complete_rwqe(qp, h, IB_WC_SUCCESS);
 		}
 		qp->resp_msn++;
