@@ -23,12 +23,12 @@
 #define SROCE_MAX_CQ			(SZ_16K)
 #define SROCE_MAX_SRQ			(SZ_4K)
 #define SROCE_MAX_MR			(SZ_64K)
-#define SROCE_MAX_MW			(SZ_64K)
+#define SROCE_MAX_MW			0	/* memory windows: not yet */
 #define SROCE_MAX_AH			(SZ_64K)
 
 /* Queue sizes. */
 #define SROCE_MAX_QP_WR			(SZ_16K)
-#define SROCE_MAX_CQE			(SZ_64K - 1)
+#define SROCE_MAX_CQE			(SZ_64K)
 #define SROCE_MAX_SRQ_WR		(SZ_16K)
 #define SROCE_MAX_SGE			32
 #define SROCE_MAX_INLINE_DATA		256
