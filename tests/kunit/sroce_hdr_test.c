@@ -190,8 +190,8 @@ static void sroce_hdr_malformed_packets_rejected(struct kunit *test)
 	buf[0] = 0x15;
 	KUNIT_EXPECT_EQ(test, sroce_hdrs_parse(buf, len, &h), -EPROTONOSUPPORT);
 
-	/* Pad count larger than the payload. */
-	fill_hdrs(&h, SROCE_OP_SEND_ONLY, 2);
+	/* Pad count larger than what follows the headers. */
+	fill_hdrs(&h, SROCE_OP_SEND_ONLY, 0);
 	len = build_packet(test, buf, &h);
 	buf[1] = (buf[1] & ~0x30) | (3 << 4);
 	KUNIT_EXPECT_EQ(test, sroce_hdrs_parse(buf, len, &h), -EBADMSG);

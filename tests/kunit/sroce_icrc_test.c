@@ -53,7 +53,7 @@ static const unsigned int ipv4_variant_bytes[] = {
 
 /* Offsets of invariant fields: changing any must change the ICRC. */
 static const unsigned int ipv4_invariant_bytes[] = {
-	0, 2, 9, 12, 16,	/* version/IHL, length, protocol, addresses */
+	2, 4, 9, 12, 16,	/* length, id, protocol, addresses */
 	20, 22,			/* UDP ports */
 	28, 29, 33, 37,		/* BTH opcode, flags, dest QP, PSN */
 	44,			/* first byte after the BTH */
