@@ -200,6 +200,7 @@ int sroce_av_from_ah_attr(struct sroce_av *av, const struct rdma_ah_attr *ah)
 	rcu_read_lock();
 	ndev = rdma_read_gid_attr_ndev_rcu(sgid);
 	av->net = IS_ERR(ndev) ? &init_net : dev_net(ndev);
+	av->ifindex = IS_ERR(ndev) ? 0 : ndev->ifindex;
 	rcu_read_unlock();
 	return 0;
 }
@@ -307,6 +308,10 @@ static int sroce_xmit_ipv6(struct sk_buff *skb, const struct sroce_av *av)
 		.saddr = av->saddr,
 	};
 	struct dst_entry *dst;
+
+	/* fe80::/10 means nothing without the link it belongs to. */
+	if (ipv6_addr_type(&av->daddr) & IPV6_ADDR_LINKLOCAL)
+		fl.flowi6_oif = av->ifindex;
 
 	dst = ipv6_stub->ipv6_dst_lookup_flow(av->net, sroce_sock6 ?
 					       sroce_sock6->sk : NULL, &fl, NULL);

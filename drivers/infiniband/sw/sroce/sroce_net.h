@@ -21,6 +21,7 @@ struct sroce_qp;
  * @hop_limit: IPv4 TTL or IPv6 hop limit
  * @flow_label: IPv6 flow label
  * @net: network namespace of the device's netdev
+ * @ifindex: the netdev, which link-local IPv6 destinations need for routing
  */
 struct sroce_av {
 	int family;
@@ -30,6 +31,7 @@ struct sroce_av {
 	u8 hop_limit;
 	u32 flow_label;
 	struct net *net;
+	int ifindex;
 };
 
 int sroce_av_from_ah_attr(struct sroce_av *av, const struct rdma_ah_attr *ah);
