@@ -28,7 +28,7 @@ function start_suite(name) {
 
 # State gathered while one case runs, reported with its result line.
 function start_case() {
-	diag = ""; splat = ""; bad_params = ""
+	diag = ""; diag_lines = 0; splat = ""; bad_params = ""
 }
 
 function case_result(line,    ok, rest, name, directive, status, detail) {
@@ -49,6 +49,8 @@ function case_result(line,    ok, rest, name, directive, status, detail) {
 		status = "PASS"; detail = ""
 	} else {
 		status = "FAIL"; detail = diag
+		if (index(detail, name ": ") == 1)
+			detail = substr(detail, length(name) + 3)
 		if (bad_params != "")
 			detail = "failing params:" bad_params (diag != "" ? "; " diag : "")
 	}
@@ -122,6 +124,16 @@ line ~ SPLAT && splat == "" {
 /^ +# [^ ]+: / && diag == "" && line !~ /# Subtest: / {
 	diag = line
 	sub(/^ +# /, "", diag)
+	diag_lines = 0
+	next
+}
+
+# The lines after the first diagnostic say what was expected and what came.
+/^     *[^ #]/ && diag != "" && diag_lines < 3 {
+	diag_lines++
+	rest = line
+	sub(/^ +/, "", rest)
+	diag = diag " " rest
 	next
 }
 

@@ -14,7 +14,8 @@
 # silence. Exits 1 if any line it wrote is FAIL.
 #
 # Options: --no-build (use build/kunit as it is), --timeout SECONDS (QEMU,
-# default 180), --keep (leave the console log and initramfs in build/kunit).
+# default 180), --parse CONSOLE_LOG (no build, no boot: only turn a saved
+# console log into results, to debug this script or re-read an old run).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,6 +24,7 @@ OUT=$TOP/build/kunit
 RESULTS=${SROCE_RESULTS:-$OUT/results.tsv}
 TIMEOUT=180
 BUILD=1
+PARSE=
 
 # Kernel messages that mean the code under test broke something, even when
 # every KUnit expectation held. lockdep and KASAN reports start with
@@ -45,8 +47,8 @@ parse_args() {
 		case $1 in
 		--no-build) BUILD=0 ;;
 		--timeout) TIMEOUT=$2; shift ;;
-		--keep) ;; # the log always stays in build/kunit; kept for symmetry
-		*) echo "usage: $0 [--no-build] [--timeout SECONDS]" >&2; exit 2 ;;
+		--parse) PARSE=$2; shift ;;
+		*) echo "usage: $0 [--no-build] [--timeout SECONDS] [--parse CONSOLE_LOG]" >&2; exit 2 ;;
 		esac
 		shift
 	done
@@ -86,7 +88,7 @@ boot() {
 
 	log "booting $(cat "$OUT/kernel.release") under QEMU (timeout ${TIMEOUT}s)"
 	timeout "$TIMEOUT" qemu-system-x86_64 \
-		-accel tcg,thread=multi -cpu max -smp 2 -m 2048 \
+		-accel tcg,thread=multi -cpu max -smp 2 -m 1024 \
 		-nodefaults -no-reboot -display none -monitor none \
 		-serial "file:$console" \
 		-kernel "$OUT/bzImage" -initrd "$OUT/initramfs.cpio.gz" \
@@ -108,16 +110,16 @@ has_marker() {
 # all of it when the guest never got that far.
 after_insmod() {
 	if has_marker "$1" insmod-begin; then
-		sed -n '/SROCE-KUNIT: insmod-begin/,$p' "$1" | tr -d '\r'
+		sed -n '/SROCE-KUNIT: insmod-begin/,$p' "$1"
 	else
-		tr -d '\r' < "$1"
+		cat "$1"
 	fi
 }
 
 check_steps() {
 	local console=$1 qemu_rc=$2 rc last
 
-	last=$(tr -d '\r' < "$console" | grep -v '^\s*$' | tail -n 1 | cut -c1-200)
+	last=$(grep -v '^\s*$' "$console" | tail -n 1 | cut -c1-200)
 	if ! has_marker "$console" insmod-begin; then
 		result run.boot FAIL "guest never reached insmod (qemu rc $qemu_rc): $last"
 		return
@@ -160,6 +162,10 @@ check_kmemleak() {
 		result run.kmemleak SKIP "no /sys/kernel/debug/kmemleak in the guest"
 		return
 	fi
+	if has_marker "$console" kmemleak-broken; then
+		result run.kmemleak FAIL "kmemleak refused to scan (disabled itself? see the console)"
+		return
+	fi
 	has_marker "$console" kmemleak-end || return 0
 	report=$(sed -n '/SROCE-KUNIT: kmemleak-begin/,/SROCE-KUNIT: kmemleak-end/p' "$console")
 	n=$(grep -c 'unreferenced object' <<< "$report" || true)
@@ -177,10 +183,18 @@ check_suites() {
 
 	lines=$(after_insmod "$console" | awk -v SPLAT="$SPLAT" -f "$HERE/ktap.awk")
 	if [ -n "$lines" ]; then
-		echo "$lines" >> "$RUN_LINES"
+		# File names in KUnit messages are absolute paths into the copy.
+		echo "${lines//$OUT\/module\//}" >> "$RUN_LINES"
 	else
 		result run.suites FAIL "no KUnit output after insmod (kernel without CONFIG_KUNIT, or no suite in sroce.ko?)"
 	fi
+}
+
+check_console() {
+	check_steps "$@"
+	check_suites "$1"
+	check_kernel_log "$1"
+	check_kmemleak "$1"
 }
 
 summary() {
@@ -190,7 +204,7 @@ summary() {
 	fail=$(grep -c $'\tFAIL\t' "$RUN_LINES" || true)
 	skip=$(grep -c $'\tSKIP\t' "$RUN_LINES" || true)
 	grep -v $'\tPASS\t' "$RUN_LINES" | cut -f2- | sed 's/^/  /' >&2 || true
-	log "$pass passed, $fail failed, $skip skipped (console: $OUT/console.log)"
+	log "$pass passed, $fail failed, $skip skipped (console: ${PARSE:-$OUT/console.log})"
 	mkdir -p "$(dirname "$RESULTS")"
 	cat "$RUN_LINES" >> "$RESULTS"
 	[ "$fail" = 0 ]
@@ -202,15 +216,18 @@ main() {
 	parse_args "$@"
 	mkdir -p "$OUT"
 	[ -n "${SROCE_RESULTS:-}" ] || : > "$RESULTS"
-	if build; then
+	if [ -n "$PARSE" ]; then
+		console=$(mktemp)
+		tr -d '\r' < "$PARSE" > "$console"
+		check_console "$console" "?"
+		rm -f "$console"
+	elif build; then
 		make_initramfs
 		rm -f "$console"
 		qemu_rc=$(boot "$console")
 		touch "$console"
-		check_steps "$console" "$qemu_rc"
-		check_suites "$console"
-		check_kernel_log "$console"
-		check_kmemleak "$console"
+		sed -i 's/\r$//' "$console"
+		check_console "$console" "$qemu_rc"
 	fi
 	summary
 }
