@@ -1,0 +1,1476 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * sroce_ring_fuzz - a process that attacks its own shared rings, to show
+ * that it can hurt only its own QPs and never the kernel.
+ *
+ *   sroce_ring_fuzz [-d DEV] [-g GID_INDEX] [-s SEED] [-r ROUNDS] [-v]
+ *
+ * A child process opens the device, builds a "victim" RC QP A with its
+ * peer B on loopback, finds A's SQ, RQ and CQ rings among its mappings of
+ * /dev/infiniband/uverbs* (new mappings after each create, told apart by
+ * mmap offset, checked against the ring geometry), and then, round after
+ * round, scribbles over them from a seeded PRNG: extreme producer and
+ * consumer indices, random and crafted-bad WQEs published with a raw
+ * doorbell, garbage CQ indices and CQEs, header reserved words. After each
+ * scribble it pokes the kernel only through legal means: ibv_post_send /
+ * post_recv, the raw POST_SEND doorbell write() (and POST_SEND/POST_RECV
+ * with real work requests), poll_cq, req_notify_cq, modify_qp cycles and
+ * packets from B. Every few rounds the pair is torn down (destroy under
+ * fuzzed state) and rebuilt with other ring sizes; the last generation is
+ * left to process exit. It also checks the mmap rules and that a ring
+ * mapping kept past its object's destroy stays harmless.
+ *
+ * Meanwhile the parent, another process on the same device, moves data
+ * over its own "bystander" pair and checks it byte for byte. When the
+ * child is gone the parent builds a fresh pair and checks SEND and RDMA
+ * WRITE byte-exact: the device survived.
+ *
+ * TAP-like output: "ok NAME" / "not ok NAME - reason" and a final
+ * "N passed, N failed"; exit 1 if a check failed, 2 on a setup error.
+ * The actions depend only on the seed (what they meet depends on timing).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rdma/ib_user_verbs.h>
+#include <rdma/sroce-abi.h>
+
+#include "verbs_test.h"
+
+#define FZ_ROUNDS		300
+#define FZ_GEN_ROUNDS		25	/* rounds before the pair is rebuilt */
+#define FZ_TIMEOUT_S		240	/* the child's whole run */
+#define FZ_BUF_LEN		(64 * 1024)
+#define FZ_CQE			64
+#define FZ_MAX_MAPS		512
+#define FZ_LOG_LEN		1024
+#define FZ_WRID_FUZZ		0xf0220000000000ULL
+
+/* Shared between the child and the parent: progress and verdicts. */
+struct fz_shared {
+	unsigned int round, gen;
+	char log[FZ_LOG_LEN];		/* what the current round did so far */
+	char fatal[VT_REASON_LEN];	/* why the child gave up */
+	char mmap_rules[VT_REASON_LEN];	/* "" = rules held */
+	char lifetime[VT_REASON_LEN];	/* "" = kept mappings were harmless */
+	unsigned int lifetime_probes;
+	unsigned long cqes, err_cqes, async_events, comp_events, verbs_errors;
+	bool done;			/* every round ran */
+};
+
+/* One ring of the victim, as the process maps it. */
+struct fz_ring {
+	const char *name;
+	uint8_t *base;
+	size_t size;
+	uint64_t offset;		/* mmap offset on the uverbs fd */
+	uint32_t depth, stride;
+};
+
+struct fz_map {
+	uintptr_t start, end;
+	uint64_t offset;
+};
+
+/* The victim QP A, its honest peer B, and what A's WQEs can point at. */
+struct fz_pair {
+	struct vt_ep a, b;
+	struct ibv_comp_channel *chan;
+	struct vt_buf *abuf, *bbuf, *robuf, *otherbuf;
+	struct fz_ring sq, rq, scq, rcq;
+	uint32_t a_max_send_sge, a_max_recv_sge, a_max_inline;
+};
+
+struct fz {
+	struct vt t;			/* the vt_* helpers' state; t.rng: setup */
+	struct vt_opts vo;
+	struct vt_dev dev;
+	struct fz_shared *sh;
+	uint64_t rng;			/* this round's PRNG */
+	uint64_t seed;
+	unsigned int rounds, gen_rounds;
+	bool verbose;
+	long page;
+	void *hole;			/* an address nothing is mapped at */
+	struct fz_pair p;
+};
+
+/* --- the helpers the vt_* files expect from main.c ---------------------- */
+
+int vt_fail(struct vt *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!t->reason[0]) {
+		va_start(ap, fmt);
+		vsnprintf(t->reason, sizeof(t->reason), fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+void vt_note(struct vt *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!t->opts->verbose)
+		return;
+	va_start(ap, fmt);
+	printf("# ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+}
+
+/* --- PRNG and the round log --------------------------------------------- */
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t fz_rand(struct fz *z)
+{
+	return splitmix(&z->rng);
+}
+
+static uint32_t fz_below(struct fz *z, uint32_t n)
+{
+	return n ? fz_rand(z) % n : 0;
+}
+
+static bool fz_chance(struct fz *z, uint32_t percent)
+{
+	return fz_below(z, 100) < percent;
+}
+
+static void fz_log(struct fz *z, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fz_log(struct fz *z, const char *fmt, ...)
+{
+	size_t used = strlen(z->sh->log);
+	va_list ap;
+
+	if (used + 2 >= sizeof(z->sh->log))
+		return;
+	if (used)
+		z->sh->log[used++] = ' ';
+	va_start(ap, fmt);
+	vsnprintf(z->sh->log + used, sizeof(z->sh->log) - used, fmt, ap);
+	va_end(ap);
+}
+
+static int fz_fatal(struct fz *z, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fz_fatal(struct fz *z, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!z->sh->fatal[0]) {
+		va_start(ap, fmt);
+		vsnprintf(z->sh->fatal, sizeof(z->sh->fatal), fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* --- finding the rings in /proc/self/maps -------------------------------- */
+
+static int fz_uverbs_maps(struct fz_map *m, int max)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512], path[256];
+	unsigned long start, end, off;
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &start, &end, &off, path) != 4 ||
+		    strncmp(path, "/dev/infiniband/uverbs", 22))
+			continue;
+		m[n++] = (struct fz_map){ .start = start, .end = end, .offset = off };
+	}
+	fclose(f);
+	return n;
+}
+
+static bool fz_map_known(const struct fz_map *m, int n, uintptr_t start)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (m[i].start == start)
+			return true;
+	return false;
+}
+
+/* The mappings in after[] that before[] lacks, by ascending mmap offset. */
+static int fz_new_maps(const struct fz_map *before, int nb, const struct fz_map *after, int na,
+		       struct fz_map *out, int max)
+{
+	int i, j, n = 0;
+
+	for (i = 0; i < na && n < max; i++)
+		if (!fz_map_known(before, nb, after[i].start))
+			out[n++] = after[i];
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && out[j - 1].offset > out[j].offset; j--) {
+			struct fz_map tmp = out[j];
+
+			out[j] = out[j - 1];
+			out[j - 1] = tmp;
+		}
+	return n;
+}
+
+static struct sroce_ring_hdr *fz_hdr(const struct fz_ring *r)
+{
+	return (struct sroce_ring_hdr *)r->base;
+}
+
+static uint8_t *fz_slot(const struct fz_ring *r, uint32_t index)
+{
+	return r->base + SROCE_RING_ENTRIES_OFFSET + (size_t)(index & (r->depth - 1)) * r->stride;
+}
+
+static uint32_t pow2_at_least(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+/* Take a found mapping as ring r of the given geometry; it must fit. */
+static int fz_ring_set(struct fz *z, struct fz_ring *r, const char *name, const struct fz_map *m,
+		       uint32_t depth, uint32_t stride)
+{
+	size_t want = ((size_t)SROCE_RING_ENTRIES_OFFSET + (size_t)depth * stride + z->page - 1) &
+		      ~(size_t)(z->page - 1);
+
+	*r = (struct fz_ring){
+		.name = name, .base = (uint8_t *)m->start, .size = m->end - m->start,
+		.offset = m->offset, .depth = depth, .stride = stride,
+	};
+	if (r->size != want)
+		return fz_fatal(z, "%s ring: mapping of %zu bytes, expected %zu for %u x %u",
+				name, r->size, want, depth, stride);
+	return 0;
+}
+
+/* --- raw uverbs commands: the doorbell and real WRs through write() ----- */
+
+static int fz_write_cmd(struct ibv_qp *qp, const void *cmd, size_t len)
+{
+	ssize_t n = write(qp->context->cmd_fd, cmd, len);
+
+	return n == (ssize_t)len ? 0 : n < 0 ? errno : EIO;
+}
+
+/* POST_SEND with no work request: sroce's doorbell (sroce-abi.h). */
+static int fz_doorbell(struct ibv_qp *qp)
+{
+	struct ib_uverbs_post_send_resp resp;
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_post_send cmd;
+	} c = {
+		.hdr = { .command = IB_USER_VERBS_CMD_POST_SEND, .in_words = sizeof(c) / 4,
+			 .out_words = sizeof(resp) / 4 },
+		.cmd = { .response = (uintptr_t)&resp, .qp_handle = qp->handle,
+			 .wqe_size = sizeof(struct ib_uverbs_send_wr) },
+	};
+
+	return fz_write_cmd(qp, &c, sizeof(c));
+}
+
+/* POST_SEND and POST_RECV carrying one real WR: sroce refuses both. */
+static int fz_raw_send_wr(struct ibv_qp *qp, const struct vt_buf *b)
+{
+	struct ib_uverbs_post_send_resp resp;
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_post_send cmd;
+		struct ib_uverbs_send_wr wr;
+		struct ib_uverbs_sge sge;
+	} c = {
+		.hdr = { .command = IB_USER_VERBS_CMD_POST_SEND, .in_words = sizeof(c) / 4,
+			 .out_words = sizeof(resp) / 4 },
+		.cmd = { .response = (uintptr_t)&resp, .qp_handle = qp->handle, .wr_count = 1,
+			 .sge_count = 1, .wqe_size = sizeof(struct ib_uverbs_send_wr) },
+		.wr = { .wr_id = FZ_WRID_FUZZ, .num_sge = 1, .opcode = IB_UVERBS_WR_SEND },
+		.sge = { .addr = (uintptr_t)b->p, .length = 8, .lkey = b->mr->lkey },
+	};
+
+	return fz_write_cmd(qp, &c, sizeof(c));
+}
+
+static int fz_raw_recv_wr(struct ibv_qp *qp, const struct vt_buf *b)
+{
+	struct ib_uverbs_post_recv_resp resp;
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_post_recv cmd;
+		struct ib_uverbs_recv_wr wr;
+		struct ib_uverbs_sge sge;
+	} c = {
+		.hdr = { .command = IB_USER_VERBS_CMD_POST_RECV, .in_words = sizeof(c) / 4,
+			 .out_words = sizeof(resp) / 4 },
+		.cmd = { .response = (uintptr_t)&resp, .qp_handle = qp->handle, .wr_count = 1,
+			 .sge_count = 1, .wqe_size = sizeof(struct ib_uverbs_recv_wr) },
+		.wr = { .wr_id = FZ_WRID_FUZZ, .num_sge = 1 },
+		.sge = { .addr = (uintptr_t)b->p, .length = 8, .lkey = b->mr->lkey },
+	};
+
+	return fz_write_cmd(qp, &c, sizeof(c));
+}
+
+/* --- events: drained without blocking, always acknowledged -------------- */
+
+static void fz_nonblock(int fd)
+{
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+static void fz_drain_async(struct fz *z)
+{
+	struct ibv_async_event ev;
+
+	while (!ibv_get_async_event(z->dev.ctx, &ev)) {
+		z->sh->async_events++;
+		ibv_ack_async_event(&ev);
+	}
+}
+
+static void fz_drain_comp(struct fz *z)
+{
+	struct ibv_cq *cq;
+	void *cq_ctx;
+
+	while (z->p.chan && !ibv_get_cq_event(z->p.chan, &cq, &cq_ctx)) {
+		z->sh->comp_events++;
+		ibv_ack_cq_events(cq, 1);
+	}
+}
+
+/* Read whatever a CQ holds; garbage we wrote into it comes back too. */
+static void fz_poll(struct fz *z, struct ibv_cq *cq)
+{
+	struct ibv_wc wc[16];
+	int n, i, loops = 0;
+
+	while (loops++ < 8 && (n = ibv_poll_cq(cq, 16, wc)) > 0) {
+		for (i = 0; i < n; i++) {
+			z->sh->cqes++;
+			z->sh->err_cqes += wc[i].status != IBV_WC_SUCCESS;
+		}
+	}
+}
+
+static void fz_poll_all(struct fz *z)
+{
+	fz_poll(z, z->p.a.scq);
+	fz_poll(z, z->p.a.rcq);
+	fz_poll(z, z->p.b.scq);
+	fz_poll(z, z->p.b.rcq);
+}
+
+static void fz_count(struct fz *z, int rc, const char *what)
+{
+	if (rc) {
+		z->sh->verbs_errors++;
+		fz_log(z, "%s=%s", what, strerror(rc < 0 ? errno : rc));
+	}
+}
+
+/* --- the pair ------------------------------------------------------------- */
+
+static int fz_cq(struct fz *z, struct ibv_comp_channel *ch, struct ibv_cq **cq,
+		 struct fz_ring *r, const char *name)
+{
+	static struct fz_map before[FZ_MAX_MAPS], after[FZ_MAX_MAPS];
+	struct fz_map found[2];
+	int nb = fz_uverbs_maps(before, FZ_MAX_MAPS), na, n;
+
+	*cq = vt_cq(&z->t, FZ_CQE, ch);
+	if (!*cq)
+		return fz_fatal(z, "%s", z->t.reason);
+	na = fz_uverbs_maps(after, FZ_MAX_MAPS);
+	n = fz_new_maps(before, nb, after, na, found, 2);
+	if (nb < 0 || n != 1)
+		return fz_fatal(z, "%s: %d new uverbs mappings, expected 1", name, n);
+	return fz_ring_set(z, r, name, &found[0], (*cq)->cqe, sizeof(struct sroce_cqe));
+}
+
+/* The victim's options: ring sizes and SGE counts vary by generation. */
+static void fz_victim_opts(struct fz *z, struct vt_qp_opts *o)
+{
+	static const uint32_t depths[] = { 1, 2, 4, 16, 64 };
+	static const uint32_t sges[] = { 1, 2, 4, 8 };
+
+	vt_qp_opts_init(&z->t, o);
+	o->max_send_wr = depths[fz_below(z, 5)];
+	o->max_recv_wr = depths[fz_below(z, 5)];
+	o->max_send_sge = sges[fz_below(z, 4)];
+	o->max_recv_sge = sges[fz_below(z, 4)];
+	o->max_inline = fz_chance(z, 50) ? 64 : 0;
+	o->timeout = 8;				/* ~1 ms: retries end fast */
+	o->retry_cnt = fz_below(z, 8);
+	o->rnr_retry = fz_below(z, 7);		/* 7 would retry forever */
+	o->min_rnr_timer = 1 + fz_below(z, 4);
+	o->sig_all = fz_chance(z, 50);
+}
+
+/* sroce_qp_size_rings(): the strides the kernel gives those caps. */
+static void fz_strides(const struct vt_qp_opts *o, uint32_t *sq, uint32_t *rq)
+{
+	uint32_t body = o->max_send_sge * sizeof(struct sroce_sge);
+
+	if (body < o->max_inline)
+		body = o->max_inline;
+	if (body < sizeof(struct sroce_sge))
+		body = sizeof(struct sroce_sge);
+	*sq = pow2_at_least(sizeof(struct sroce_send_wqe) + body);
+	*rq = pow2_at_least(sizeof(struct sroce_recv_wqe) +
+			    (o->max_recv_sge ? o->max_recv_sge : 1) * sizeof(struct sroce_sge));
+}
+
+static int fz_victim_qp(struct fz *z, struct vt_qp_opts *o)
+{
+	static struct fz_map before[FZ_MAX_MAPS], after[FZ_MAX_MAPS];
+	struct fz_pair *p = &z->p;
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	struct fz_map found[3];
+	uint32_t sq_stride, rq_stride;
+	int nb = fz_uverbs_maps(before, FZ_MAX_MAPS), na, n;
+
+	if (vt_ep_create(&z->t, &p->a, o))
+		return fz_fatal(z, "victim QP: %s", z->t.reason);
+	na = fz_uverbs_maps(after, FZ_MAX_MAPS);
+	n = fz_new_maps(before, nb, after, na, found, 3);
+	if (nb < 0 || n != 2)
+		return fz_fatal(z, "victim QP: %d new uverbs mappings, expected 2", n);
+	if (ibv_query_qp(p->a.qp, &a, IBV_QP_CAP, &ia))
+		return fz_fatal(z, "ibv_query_qp: %s", strerror(errno));
+	fz_strides(o, &sq_stride, &rq_stride);
+	p->a_max_send_sge = ia.cap.max_send_sge;
+	p->a_max_recv_sge = ia.cap.max_recv_sge;
+	p->a_max_inline = ia.cap.max_inline_data;
+	/* The kernel exports the SQ first; offsets grow with each export. */
+	if (fz_ring_set(z, &p->sq, "SQ", &found[0], ia.cap.max_send_wr, sq_stride) ||
+	    fz_ring_set(z, &p->rq, "RQ", &found[1], ia.cap.max_recv_wr, rq_stride))
+		return -1;
+	return 0;
+}
+
+static void fz_expose(struct vt_ep *ep, const struct vt_buf *b)
+{
+	ep->me.addr = (uintptr_t)b->p;
+	ep->me.rkey = b->mr->rkey;
+	ep->me.len = b->len;
+}
+
+/* Both ends on this device: each one's peer is the other. */
+static int fz_connect(struct vt *t, struct vt_ep *a, struct vt_ep *b)
+{
+	a->peer = b->me;
+	b->peer = a->me;
+	return vt_ep_connect(t, a) || vt_ep_connect(t, b) ? -1 : 0;
+}
+
+static int fz_bufs(struct fz *z)
+{
+	struct fz_pair *p = &z->p;
+	struct ibv_pd *other = vt_pd(&z->t);
+
+	p->abuf = vt_buf(&z->t, FZ_BUF_LEN, VT_ACCESS_ALL);
+	p->bbuf = vt_buf(&z->t, FZ_BUF_LEN, VT_ACCESS_ALL);
+	p->robuf = vt_buf(&z->t, 4096, IBV_ACCESS_REMOTE_READ);	/* no LOCAL_WRITE */
+	p->otherbuf = other ? vt_buf_pd(&z->t, other, 4096, VT_ACCESS_ALL) : NULL;
+	if (!p->abuf || !p->bbuf || !p->robuf || !p->otherbuf)
+		return fz_fatal(z, "buffers: %s", z->t.reason);
+	return 0;
+}
+
+/* A fresh generation: PD, buffers, A's CQs and QP (rings found), B. */
+static int fz_pair_up(struct fz *z)
+{
+	struct fz_pair *p = &z->p;
+	struct vt_qp_opts ao, bo;
+
+	memset(p, 0, sizeof(*p));
+	vt_begin(&z->t);
+	if (!z->t.pd)
+		return fz_fatal(z, "%s", z->t.reason);
+	p->chan = vt_channel(&z->t);
+	if (!p->chan || fz_bufs(z))
+		return fz_fatal(z, "%s", z->t.reason);
+	fz_nonblock(p->chan->fd);
+	fz_victim_opts(z, &ao);
+	if (fz_cq(z, NULL, &ao.scq, &p->scq, "send CQ") ||
+	    fz_cq(z, p->chan, &ao.rcq, &p->rcq, "recv CQ") || fz_victim_qp(z, &ao))
+		return -1;
+	vt_qp_opts_init(&z->t, &bo);
+	bo.timeout = 8;
+	bo.retry_cnt = 2;
+	bo.rnr_retry = 2;
+	if (vt_ep_create(&z->t, &p->b, &bo))
+		return fz_fatal(z, "peer QP: %s", z->t.reason);
+	fz_expose(&p->a, p->abuf);
+	fz_expose(&p->b, p->bbuf);
+	if (fz_connect(&z->t, &p->a, &p->b))
+		return fz_fatal(z, "connect: %s", z->t.reason);
+	return 0;
+}
+
+static int fz_modify_state(struct ibv_qp *qp, enum ibv_qp_state st)
+{
+	struct ibv_qp_attr a = { .qp_state = st };
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE);
+}
+
+static int fz_to_init(struct vt *t, struct vt_ep *ep)
+{
+	struct ibv_qp_attr a;
+	int mask = vt_attr_init(t, ep, &a);
+
+	return ibv_modify_qp(ep->qp, &a, mask);
+}
+
+/* RESET -> INIT -> RTR -> RTS for both, with new PSNs. */
+static int fz_reconnect(struct fz *z)
+{
+	struct fz_pair *p = &z->p;
+	int rc;
+
+	z->t.reason[0] = '\0';
+	p->a.me.psn = fz_rand(z) & 0xffffff;
+	p->b.me.psn = fz_rand(z) & 0xffffff;
+	rc = fz_modify_state(p->a.qp, IBV_QPS_RESET) ?: fz_modify_state(p->b.qp, IBV_QPS_RESET) ?:
+	     fz_to_init(&z->t, &p->a) ?: fz_to_init(&z->t, &p->b);
+	if (!rc && fz_connect(&z->t, &p->a, &p->b))
+		rc = EIO;
+	return rc;
+}
+
+/*
+ * Destroy the generation: QPs first (RESET stops them raising events, whose
+ * acknowledgement destroy waits for), then everything else.
+ */
+static int fz_pair_down(struct fz *z)
+{
+	struct fz_pair *p = &z->p;
+
+	fz_modify_state(p->a.qp, IBV_QPS_RESET);
+	fz_modify_state(p->b.qp, IBV_QPS_RESET);
+	fz_drain_async(z);
+	if (vt_destroy(&z->t, p->b.qp) || vt_destroy(&z->t, p->a.qp))
+		return fz_fatal(z, "destroying a QP: %s", z->t.reason);
+	fz_poll_all(z);
+	fz_drain_comp(z);
+	fz_drain_async(z);
+	vt_cleanup(&z->t);
+	if (z->t.reason[0])
+		return fz_fatal(z, "teardown: %s", z->t.reason);
+	return 0;
+}
+
+/* --- what goes into the rings ------------------------------------------ */
+
+/* An index a hostile producer or consumer might write, near base. */
+static uint32_t fz_index(struct fz *z, uint32_t base, uint32_t depth)
+{
+	switch (fz_below(z, 13)) {
+	case 0: return 0;
+	case 1: return depth - 1;
+	case 2: return depth;
+	case 3: return depth + 1;
+	case 4: return base + depth;		/* exactly full */
+	case 5: return base + depth + 1;	/* one more than the ring holds */
+	case 6: return base - 1;		/* behind the consumer */
+	case 7: return 1U << 31;
+	case 8: return UINT32_MAX;
+	case 9: return base + (1U << 31);
+	case 10: return base + 1;
+	case 11: return base + fz_below(z, depth + 1);
+	default: return (uint32_t)fz_rand(z);
+	}
+}
+
+static uint64_t fz_addr(struct fz *z, const struct vt_buf *b)
+{
+	switch (fz_below(z, 9)) {
+	case 0: return 0;
+	case 1: return (uintptr_t)z->hole;			/* unmapped */
+	case 2: return 0xffff888000000000ULL;			/* kernel direct map */
+	case 3: return UINT64_MAX - fz_below(z, 64);		/* wraps */
+	case 4: return (uintptr_t)b->p + b->len - fz_below(z, 4);	/* ends outside */
+	case 5: return (uintptr_t)b->p - 1 - fz_below(z, 4096);
+	case 6: return fz_rand(z);
+	default: return (uintptr_t)b->p + fz_below(z, b->len);
+	}
+}
+
+static uint32_t fz_len(struct fz *z)
+{
+	static const uint32_t lens[] = {
+		0, 1, 4095, 4096, FZ_BUF_LEN, FZ_BUF_LEN + 1, 1U << 31, (1U << 31) + 1, UINT32_MAX,
+	};
+
+	return fz_chance(z, 30) ? (uint32_t)fz_rand(z) : lens[fz_below(z, 9)];
+}
+
+static uint32_t fz_key(struct fz *z)
+{
+	struct fz_pair *p = &z->p;
+	uint32_t keys[] = {
+		0, UINT32_MAX, (uint32_t)fz_rand(z), p->abuf->mr->lkey, p->abuf->mr->rkey,
+		p->bbuf->mr->lkey, p->robuf->mr->lkey, p->otherbuf->mr->lkey,
+		p->abuf->mr->lkey + 1, p->abuf->mr->lkey ^ 0x100,
+	};
+
+	return keys[fz_below(z, sizeof(keys) / sizeof(keys[0]))];
+}
+
+static void fz_sge(struct fz *z, struct sroce_sge *s, bool valid)
+{
+	uint32_t off = fz_below(z, FZ_BUF_LEN / 2);
+
+	s->addr = (uintptr_t)z->p.abuf->p + off;
+	s->length = 1 + fz_below(z, FZ_BUF_LEN / 2);
+	s->lkey = z->p.abuf->mr->lkey;
+	if (valid)
+		return;
+	switch (fz_below(z, 4)) {
+	case 0: s->addr = fz_addr(z, z->p.abuf); break;
+	case 1: s->length = fz_len(z); break;
+	case 2: s->lkey = fz_key(z); break;
+	default:
+		s->addr = fz_addr(z, z->p.abuf);
+		s->length = fz_len(z);
+		s->lkey = fz_key(z);
+	}
+}
+
+/* A well-formed send WQE from A's buffer to B's, with a random opcode. */
+static void fz_send_wqe_valid(struct fz *z, struct sroce_send_wqe *w, uint32_t nsge)
+{
+	struct fz_pair *p = &z->p;
+	uint32_t i;
+
+	w->wr_id = FZ_WRID_FUZZ | fz_below(z, 1U << 20);
+	w->opcode = fz_below(z, SROCE_WR_ATOMIC_FETCH_AND_ADD + 1);
+	w->send_flags = fz_chance(z, 70) ? SROCE_SEND_SIGNALED : 0;
+	w->num_sge = nsge;
+	for (i = 0; i < nsge; i++)
+		fz_sge(z, &w->sge[i], true);
+	if (w->opcode == SROCE_WR_ATOMIC_CMP_AND_SWP || w->opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD) {
+		w->num_sge = 1;
+		w->sge[0].length = 8;
+		w->sge[0].addr &= ~7ULL;
+		w->atomic.remote_addr = ((uintptr_t)p->bbuf->p + fz_below(z, FZ_BUF_LEN)) & ~7ULL;
+		w->atomic.rkey = p->bbuf->mr->rkey;
+		w->atomic.compare_add = fz_rand(z);
+		w->atomic.swap = fz_rand(z);
+		return;
+	}
+	w->rdma.remote_addr = (uintptr_t)p->bbuf->p;
+	w->rdma.rkey = p->bbuf->mr->rkey;
+}
+
+/* Break one thing (or a few) of a well-formed send WQE. */
+static void fz_send_wqe_break(struct fz *z, struct sroce_send_wqe *w, uint32_t stride)
+{
+	uint32_t max_sge = (stride - sizeof(*w)) / sizeof(struct sroce_sge);
+	static const uint32_t opcodes[] = {
+		SROCE_WR_LOCAL_INV, SROCE_WR_BIND_MW, SROCE_WR_SEND_WITH_INV, 10, 0x80, 0x80000000,
+		UINT32_MAX,
+	};
+	static const uint32_t counts[] = { 33, 255, 0x10000000, 0x80000000, UINT32_MAX };
+
+	switch (fz_below(z, 9)) {
+	case 0: w->opcode = fz_chance(z, 70) ? opcodes[fz_below(z, 7)] : (uint32_t)fz_rand(z); break;
+	case 1: w->send_flags |= 1U << (4 + fz_below(z, 28)); break;
+	case 2: w->num_sge = fz_chance(z, 50) ? max_sge + 1 : counts[fz_below(z, 5)]; break;
+	case 3:
+		w->send_flags |= SROCE_SEND_INLINE;
+		w->inline_len = fz_chance(z, 50) ? z->p.a_max_inline + fz_below(z, 3) :
+			       fz_chance(z, 50) ? stride : fz_len(z);
+		break;
+	case 4: fz_sge(z, &w->sge[fz_below(z, w->num_sge ? w->num_sge : 1)], false); break;
+	case 5:
+		w->rdma.remote_addr = fz_addr(z, z->p.bbuf);
+		w->rdma.rkey = fz_chance(z, 50) ? fz_key(z) : z->p.bbuf->mr->rkey;
+		break;
+	case 6:
+		w->reserved = fz_rand(z) | 1;
+		w->rdma.reserved = fz_rand(z);
+		break;
+	case 7:		/* a READ or atomic landing where A may not write */
+		w->opcode = fz_chance(z, 50) ? SROCE_WR_RDMA_READ : SROCE_WR_ATOMIC_FETCH_AND_ADD;
+		w->num_sge = 1;
+		w->sge[0] = (struct sroce_sge){ .addr = (uintptr_t)z->p.robuf->p, .length = 8,
+						.lkey = z->p.robuf->mr->lkey };
+		w->atomic.remote_addr = (uintptr_t)z->p.bbuf->p + 1 + fz_below(z, 7);
+		break;
+	default:
+		w->send_flags |= SROCE_SEND_INLINE;
+		w->opcode = fz_chance(z, 50) ? SROCE_WR_RDMA_READ : SROCE_WR_ATOMIC_CMP_AND_SWP;
+		w->inline_len = 8;
+	}
+}
+
+static void fz_random_bytes(struct fz *z, void *dst, size_t len)
+{
+	uint8_t *b = dst;
+	size_t i;
+
+	for (i = 0; i < len; i += 8) {
+		uint64_t v = fz_rand(z);
+
+		memcpy(b + i, &v, len - i < 8 ? len - i : 8);
+	}
+}
+
+/* Fill one SQ slot: random bytes, a broken WQE, or a valid one. */
+static const char *fz_fill_send(struct fz *z, uint8_t *slot)
+{
+	struct fz_ring *sq = &z->p.sq;
+	struct sroce_send_wqe *w = (void *)slot;
+	uint32_t max_sge = (sq->stride - sizeof(*w)) / sizeof(struct sroce_sge);
+	uint32_t n = z->p.a_max_send_sge < max_sge ? z->p.a_max_send_sge : max_sge;
+	uint32_t pick = fz_below(z, 10);
+
+	if (pick < 2) {
+		fz_random_bytes(z, slot, sq->stride);
+		return "rand";
+	}
+	memset(slot, 0, sq->stride);
+	fz_send_wqe_valid(z, w, 1 + fz_below(z, n ? n : 1));
+	if (pick < 4)
+		return "valid";
+	fz_send_wqe_break(z, w, sq->stride);
+	return "bad";
+}
+
+static const char *fz_fill_recv(struct fz *z, uint8_t *slot)
+{
+	struct fz_ring *rq = &z->p.rq;
+	struct sroce_recv_wqe *w = (void *)slot;
+	uint32_t max_sge = (rq->stride - sizeof(*w)) / sizeof(struct sroce_sge);
+	uint32_t i;
+
+	if (fz_chance(z, 20)) {
+		fz_random_bytes(z, slot, rq->stride);
+		return "rand";
+	}
+	memset(slot, 0, rq->stride);
+	w->wr_id = FZ_WRID_FUZZ | fz_below(z, 1U << 20);
+	w->num_sge = 1 + fz_below(z, max_sge);
+	for (i = 0; i < w->num_sge; i++)
+		fz_sge(z, &w->sge[i], !fz_chance(z, 40));
+	if (fz_chance(z, 20))
+		w->num_sge = fz_chance(z, 50) ? max_sge + 1 + fz_below(z, 40) : (uint32_t)fz_rand(z);
+	if (fz_chance(z, 15))
+		w->reserved = fz_rand(z) | 1;
+	if (fz_chance(z, 15))
+		w->sge[0] = (struct sroce_sge){ .addr = (uintptr_t)z->p.robuf->p, .length = 4096,
+						.lkey = z->p.robuf->mr->lkey };
+	return "recv";
+}
+
+static void fz_store(uint32_t *where, uint32_t v)
+{
+	__atomic_store_n(where, v, __ATOMIC_RELEASE);
+}
+
+static uint32_t fz_load(const uint32_t *where)
+{
+	return __atomic_load_n(where, __ATOMIC_ACQUIRE);
+}
+
+/* --- scribbles: each one an action of the round ------------------------ */
+
+/* A producer index the kernel will read at its next look. */
+static void fz_act_wq_producer(struct fz *z, struct fz_ring *r)
+{
+	struct sroce_ring_hdr *h = fz_hdr(r);
+	uint32_t v = fz_index(z, fz_load(&h->consumer), r->depth);
+
+	fz_store(&h->producer, v);
+	fz_log(z, "%s.prod=%#x", r->name, v);
+}
+
+/* Indices and words the kernel owns or must ignore. */
+static void fz_act_hdr_words(struct fz *z, struct fz_ring *r)
+{
+	struct sroce_ring_hdr *h = fz_hdr(r);
+	uint32_t v = fz_index(z, fz_load(&h->consumer), r->depth);
+
+	switch (fz_below(z, 4)) {
+	case 0: fz_store(&h->consumer, v); fz_log(z, "%s.cons=%#x", r->name, v); break;
+	case 1: fz_store(&h->flags, v); fz_log(z, "%s.flags=%#x", r->name, v); break;
+	case 2:
+		fz_random_bytes(z, h->reserved0, sizeof(h->reserved0));
+		fz_random_bytes(z, h->reserved2, sizeof(h->reserved2));
+		fz_log(z, "%s.reserved", r->name);
+		break;
+	default: fz_random_bytes(z, h, SROCE_RING_ENTRIES_OFFSET); fz_log(z, "%s.hdr=rand", r->name);
+	}
+}
+
+/* Publish n crafted send WQEs past the kernel's index, then the doorbell. */
+static void fz_act_sq_wqes(struct fz *z)
+{
+	struct fz_ring *sq = &z->p.sq;
+	uint32_t base = fz_load(&fz_hdr(sq)->consumer), n = 1 + fz_below(z, sq->depth), i;
+	const char *kind = "";
+
+	for (i = 0; i < n; i++)
+		kind = fz_fill_send(z, fz_slot(sq, base + i));
+	fz_store(&fz_hdr(sq)->producer, base + n);
+	fz_log(z, "SQ+%u(%s..)", n, kind);
+	fz_count(z, fz_doorbell(z->p.a.qp), "doorbell");
+}
+
+static void fz_act_rq_wqes(struct fz *z)
+{
+	struct fz_ring *rq = &z->p.rq;
+	uint32_t base = fz_load(&fz_hdr(rq)->consumer), n = 1 + fz_below(z, rq->depth), i;
+
+	for (i = 0; i < n; i++)
+		fz_fill_recv(z, fz_slot(rq, base + i));
+	fz_store(&fz_hdr(rq)->producer, base + n);
+	fz_log(z, "RQ+%u", n);
+}
+
+/* Random bytes over slots the kernel has not been told about (yet). */
+static void fz_act_slots(struct fz *z, struct fz_ring *r)
+{
+	uint32_t i = fz_below(z, r->depth);
+
+	fz_random_bytes(z, fz_slot(r, i), r->stride);
+	fz_log(z, "%s[%u]=rand", r->name, i);
+}
+
+static void fz_act_cq(struct fz *z, struct fz_ring *r)
+{
+	struct sroce_ring_hdr *h = fz_hdr(r);
+	uint32_t v = fz_index(z, fz_load(&h->producer), r->depth);
+
+	switch (fz_below(z, 3)) {
+	case 0: fz_store(&h->consumer, v); fz_log(z, "%s.cons=%#x", r->name, v); break;
+	case 1: fz_store(&h->producer, v); fz_log(z, "%s.prod=%#x", r->name, v); break;
+	default: fz_act_slots(z, r);
+	}
+}
+
+static void fz_scribble(struct fz *z)
+{
+	struct fz_pair *p = &z->p;
+
+	switch (fz_below(z, 10)) {
+	case 0: fz_act_wq_producer(z, &p->sq); break;
+	case 1: fz_act_wq_producer(z, &p->rq); break;
+	case 2: case 3: fz_act_sq_wqes(z); break;
+	case 4: case 5: fz_act_rq_wqes(z); break;
+	case 6: fz_act_hdr_words(z, fz_chance(z, 50) ? &p->sq : &p->rq); break;
+	case 7: fz_act_slots(z, fz_chance(z, 50) ? &p->sq : &p->rq); break;
+	default: fz_act_cq(z, fz_chance(z, 50) ? &p->scq : &p->rcq);
+	}
+}
+
+/* --- triggers: legal ways to make the kernel look ------------------------ */
+
+static void fz_trig_post_send(struct fz *z)
+{
+	struct fz_pair *p = &z->p;
+	static const enum ibv_wr_opcode ops[] = {
+		IBV_WR_SEND, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ, IBV_WR_ATOMIC_FETCH_AND_ADD,
+	};
+	enum ibv_wr_opcode op = ops[fz_below(z, 4)];
+	uint32_t len = op == IBV_WR_ATOMIC_FETCH_AND_ADD ? 8 : 1 + fz_below(z, 4096);
+	struct ibv_sge sge = vt_sge(p->abuf, 0, len), rsge = vt_sge(p->bbuf, 0, 4096);
+	struct ibv_send_wr wr = vt_wr(op, FZ_WRID_FUZZ, &sge, 1, IBV_SEND_SIGNALED), *bad;
+	struct ibv_recv_wr rwr = { .wr_id = FZ_WRID_FUZZ, .sg_list = &rsge, .num_sge = 1 }, *rbad;
+
+	if (op == IBV_WR_SEND)
+		ibv_post_recv(p->b.qp, &rwr, &rbad);	/* may be full: fine */
+	else
+		vt_wr_remote(&wr, &p->a, fz_below(z, 4096) & ~7U);
+	fz_log(z, "post_send(%d)", op);
+	fz_count(z, ibv_post_send(p->a.qp, &wr, &bad), "post_send");
+}
+
+static void fz_trig_post_recv(struct fz *z)
+{
+	struct ibv_sge sge = vt_sge(z->p.abuf, fz_below(z, 4096), 1 + fz_below(z, 8192));
+	struct ibv_recv_wr wr = { .wr_id = FZ_WRID_FUZZ, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	fz_log(z, "post_recv");
+	fz_count(z, ibv_post_recv(z->p.a.qp, &wr, &bad), "post_recv");
+}
+
+/* B, honest, sends something at A; wait a little for its outcome. */
+static void fz_trig_peer(struct fz *z)
+{
+	struct fz_pair *p = &z->p;
+	static const enum ibv_wr_opcode ops[] = {
+		IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE_WITH_IMM,
+		IBV_WR_RDMA_READ, IBV_WR_ATOMIC_CMP_AND_SWP,
+	};
+	enum ibv_wr_opcode op = ops[fz_below(z, 6)];
+	bool atomic = op == IBV_WR_ATOMIC_CMP_AND_SWP;
+	uint32_t len = atomic ? 8 : fz_below(z, 3 * 1024 + 1);
+	struct ibv_sge sge = vt_sge(p->bbuf, 0, len);
+	struct ibv_send_wr wr = vt_wr(op, FZ_WRID_FUZZ, &sge, 1, IBV_SEND_SIGNALED), *bad;
+	struct ibv_wc wc;
+	int i;
+
+	vt_wr_remote(&wr, &p->b, atomic ? 8 * fz_below(z, 512) : fz_below(z, 4096));
+	fz_log(z, "peer(%d,%u)", op, len);
+	if (ibv_post_send(p->b.qp, &wr, &bad))
+		return;
+	for (i = 0; i < 200 && ibv_poll_cq(p->b.scq, 1, &wc) == 0; i++)
+		usleep(100);
+}
+
+static void fz_trig_notify(struct fz *z)
+{
+	struct ibv_cq *cq = fz_chance(z, 50) ? z->p.a.rcq : z->p.a.scq;
+	int solicited = fz_chance(z, 50);
+
+	fz_log(z, "notify(%s%s)", cq == z->p.a.rcq ? "rcq" : "scq", solicited ? ",sol" : "");
+	fz_count(z, ibv_req_notify_cq(cq, solicited), "req_notify");
+}
+
+/* A move the verbs allow (or refuse with EINVAL), picked at random. */
+static void fz_trig_modify(struct fz *z)
+{
+	struct fz_pair *p = &z->p;
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
+
+	switch (fz_below(z, 7)) {
+	case 0: fz_log(z, "A->ERR"); fz_count(z, fz_modify_state(p->a.qp, IBV_QPS_ERR), "modify"); break;
+	case 1: fz_log(z, "A->RESET"); fz_count(z, fz_modify_state(p->a.qp, IBV_QPS_RESET), "modify"); break;
+	case 2: fz_log(z, "B->ERR"); fz_count(z, fz_modify_state(p->b.qp, IBV_QPS_ERR), "modify"); break;
+	case 3:
+		fz_log(z, "A->SQD->RTS");
+		fz_count(z, fz_modify_state(p->a.qp, IBV_QPS_SQD), "modify");
+		fz_count(z, fz_modify_state(p->a.qp, IBV_QPS_RTS), "modify");
+		break;
+	case 4: /* RTR without its required attributes: EINVAL, no change */
+		fz_log(z, "A->RTR(bare)");
+		fz_count(z, ibv_modify_qp(p->a.qp, &a, IBV_QP_STATE | IBV_QP_PATH_MTU), "modify");
+		break;
+	default: fz_log(z, "reconnect"); fz_count(z, fz_reconnect(z), "reconnect");
+	}
+}
+
+static void fz_trig_misc(struct fz *z)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	switch (fz_below(z, 4)) {
+	case 0: fz_log(z, "raw_send_wr"); fz_raw_send_wr(z->p.a.qp, z->p.abuf); break;
+	case 1: fz_log(z, "raw_recv_wr"); fz_raw_recv_wr(z->p.a.qp, z->p.abuf); break;
+	case 2: fz_log(z, "query"); fz_count(z, ibv_query_qp(z->p.a.qp, &a, IBV_QP_STATE, &ia), "query"); break;
+	default: fz_log(z, "sleep"); usleep(1000 + fz_below(z, 4000));
+	}
+}
+
+static void fz_trigger(struct fz *z)
+{
+	switch (fz_below(z, 10)) {
+	case 0: case 1: fz_trig_post_send(z); break;
+	case 2: fz_log(z, "doorbell"); fz_count(z, fz_doorbell(z->p.a.qp), "doorbell"); break;
+	case 3: fz_trig_post_recv(z); break;
+	case 4: fz_log(z, "poll"); fz_poll_all(z); break;
+	case 5: fz_trig_notify(z); break;
+	case 6: fz_trig_modify(z); break;
+	case 7: case 8: fz_trig_peer(z); break;
+	default: fz_trig_misc(z);
+	}
+}
+
+static enum ibv_qp_state fz_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	return ibv_query_qp(qp, &a, IBV_QP_STATE, &ia) ? IBV_QPS_UNKNOWN : a.qp_state;
+}
+
+/* Each round has its own PRNG stream: a round's actions depend on the seed alone. */
+static void fz_round(struct fz *z, unsigned int round)
+{
+	unsigned int i, n;
+
+	z->rng = z->seed ^ (0xd1b54a32d192ed03ULL * (round + 1));
+	z->sh->round = round;
+	z->sh->log[0] = '\0';
+	if (fz_chance(z, 40) &&
+	    (fz_state(z->p.a.qp) != IBV_QPS_RTS || fz_state(z->p.b.qp) != IBV_QPS_RTS)) {
+		fz_log(z, "revive");
+		fz_count(z, fz_reconnect(z), "reconnect");
+	}
+	for (i = 0, n = 1 + fz_below(z, 3); i < n; i++)
+		fz_scribble(z);
+	for (i = 0, n = 1 + fz_below(z, 4); i < n; i++)
+		fz_trigger(z);
+	fz_poll_all(z);
+	fz_drain_comp(z);
+	fz_drain_async(z);
+	if (z->verbose)
+		printf("# round %u gen %u: %s\n", round, z->sh->gen, z->sh->log);
+}
+
+/* --- mappings: the rules, and a mapping that outlives its ring ------- */
+
+static void fz_rule(struct fz *z, bool held, const char *what)
+{
+	if (!held && !z->sh->mmap_rules[0])
+		snprintf(z->sh->mmap_rules, sizeof(z->sh->mmap_rules), "%s", what);
+}
+
+static void *fz_map_ring(struct fz *z, size_t len, int prot, int flags, uint64_t offset)
+{
+	return mmap(NULL, len, prot, flags, z->dev.ctx->cmd_fd, offset);
+}
+
+/* sroce_mmap(): whole ring, shared, never executable, cannot grow. */
+static void fz_mmap_rules(struct fz *z)
+{
+	const struct fz_ring *r = &z->p.sq;
+	const int rw = PROT_READ | PROT_WRITE;
+	void *m;
+
+	z->sh->mmap_rules[0] = '\0';
+	m = fz_map_ring(z, r->size, rw | PROT_EXEC, MAP_SHARED, r->offset);
+	fz_rule(z, m == MAP_FAILED, "PROT_EXEC mapping of a ring succeeded");
+	if (m != MAP_FAILED)
+		munmap(m, r->size);
+	m = fz_map_ring(z, r->size, rw, MAP_PRIVATE, r->offset);
+	fz_rule(z, m == MAP_FAILED, "MAP_PRIVATE mapping of a ring succeeded");
+	if (m != MAP_FAILED)
+		munmap(m, r->size);
+	m = fz_map_ring(z, r->size + z->page, rw, MAP_SHARED, r->offset);
+	fz_rule(z, m == MAP_FAILED, "mapping a page more than the ring succeeded");
+	if (m != MAP_FAILED)
+		munmap(m, r->size + z->page);
+	m = fz_map_ring(z, r->size, rw, MAP_SHARED, r->offset + ((uint64_t)1 << 40));
+	fz_rule(z, m == MAP_FAILED, "mapping an offset nothing was exported at succeeded");
+	if (m != MAP_FAILED)
+		munmap(m, r->size);
+	m = fz_map_ring(z, r->size, rw, MAP_SHARED, r->offset);
+	fz_rule(z, m != MAP_FAILED, "a second mapping of the SQ ring failed");
+	if (m == MAP_FAILED)
+		return;
+	fz_rule(z, mprotect(m, r->size, PROT_READ | PROT_EXEC) != 0,
+		"mprotect(PROT_EXEC) of a ring succeeded");
+	fz_rule(z, mremap(m, r->size, r->size + z->page, MREMAP_MAYMOVE) == MAP_FAILED,
+		"mremap() grew a ring");
+	munmap(m, r->size);
+}
+
+struct fz_kept {
+	uint8_t *m;
+	size_t size;
+	uint64_t mark;
+};
+
+/*
+ * Map the SQ and RQ rings a second time, split the mapping, let a forked
+ * child inherit and drop it: after destroy the memory must still be ours.
+ */
+static void fz_keep(struct fz *z, const struct fz_ring *r, struct fz_kept *k)
+{
+	pid_t pid;
+
+	k->size = r->size;
+	k->mark = fz_rand(z);
+	k->m = fz_map_ring(z, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, r->offset);
+	if (k->m == MAP_FAILED) {
+		k->m = NULL;
+		snprintf(z->sh->lifetime, sizeof(z->sh->lifetime), "second mapping of %s failed: %s",
+			 r->name, strerror(errno));
+		return;
+	}
+	if (k->size > (size_t)z->page)
+		mprotect(k->m + z->page, z->page, PROT_READ);	/* splits the VMA */
+	pid = fork();
+	if (pid == 0) {
+		fz_store((uint32_t *)(k->m + 64), (uint32_t)k->mark);	/* the consumer word */
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+static void fz_kept_check(struct fz *z, struct fz_kept *k, const char *name)
+{
+	if (!k->m)
+		return;
+	memcpy(k->m + SROCE_RING_ENTRIES_OFFSET, &k->mark, sizeof(k->mark));
+	if (memcmp(k->m + SROCE_RING_ENTRIES_OFFSET, &k->mark, sizeof(k->mark)) &&
+	    !z->sh->lifetime[0])
+		snprintf(z->sh->lifetime, sizeof(z->sh->lifetime),
+			 "%s mapping kept past destroy does not hold what was written", name);
+	munmap(k->m, k->size);
+	z->sh->lifetime_probes++;
+}
+
+/* --- the child ---------------------------------------------------------------- */
+
+static int fz_generation(struct fz *z, unsigned int *round)
+{
+	struct fz_kept ksq, krq;
+	unsigned int i;
+
+	z->rng = z->seed ^ (0x8cb92ba72f3d8dd7ULL * (z->sh->gen + 1));
+	z->t.rng = fz_rand(z);
+	if (fz_pair_up(z))
+		return -1;
+	printf("# gen %u (round %u): SQ %u x %u B, RQ %u x %u B, CQs %u, A qpn %u, B qpn %u\n",
+	       z->sh->gen, *round, z->p.sq.depth, z->p.sq.stride, z->p.rq.depth, z->p.rq.stride,
+	       z->p.scq.depth, z->p.a.qp->qp_num, z->p.b.qp->qp_num);
+	if (z->sh->gen == 0)
+		fz_mmap_rules(z);
+	for (i = 0; i < z->gen_rounds && *round < z->rounds; i++)
+		fz_round(z, (*round)++);
+	if (*round >= z->rounds)
+		return 0;	/* the last generation is left to process exit */
+	z->rng = z->seed ^ (0x4f1bbcdcbfa53e0bULL * (z->sh->gen + 1));
+	fz_keep(z, &z->p.sq, &ksq);
+	fz_keep(z, &z->p.rq, &krq);
+	z->sh->log[0] = '\0';
+	fz_log(z, "teardown of gen %u", z->sh->gen);
+	if (fz_pair_down(z))
+		return -1;
+	fz_log(z, "writing to ring mappings kept past destroy");
+	fz_kept_check(z, &ksq, "SQ");
+	fz_kept_check(z, &krq, "RQ");
+	return 0;
+}
+
+static int fz_child(struct fz *z)
+{
+	unsigned int round = 0;
+	void *hole;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	hole = mmap(NULL, z->page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (hole != MAP_FAILED)
+		munmap(hole, z->page);
+	z->hole = hole;
+	if (vt_dev_open(&z->dev, &z->vo))
+		return fz_fatal(z, "cannot open the device");
+	fz_nonblock(z->dev.ctx->async_fd);
+	z->t = (struct vt){ .role = VT_CLIENT, .opts = &z->vo, .dev = &z->dev, .ctrl_fd = -1 };
+	for (z->sh->gen = 0; round < z->rounds; z->sh->gen++)
+		if (fz_generation(z, &round))
+			return -1;
+	z->sh->done = true;
+	fflush(stdout);
+	return 0;
+}
+
+/* --- the parent: a bystander during the fuzz, a fresh pair after it ------- */
+
+struct fz_honest {
+	struct vt_ep a, b;
+	struct vt_buf *src, *dst;
+};
+
+static int fz_honest_up(struct vt *t, struct fz_honest *h)
+{
+	vt_begin(t);
+	h->src = vt_buf(t, FZ_BUF_LEN, VT_ACCESS_ALL);
+	h->dst = vt_buf(t, FZ_BUF_LEN, VT_ACCESS_ALL);
+	if (!t->pd || !h->src || !h->dst || vt_ep_new(t, &h->a) || vt_ep_new(t, &h->b))
+		return -1;
+	fz_expose(&h->a, h->src);
+	fz_expose(&h->b, h->dst);
+	return fz_connect(t, &h->a, &h->b);
+}
+
+/* One SEND or RDMA WRITE of len bytes from A to B, checked byte for byte. */
+static int fz_transfer(struct vt *t, struct fz_honest *h, enum ibv_wr_opcode op, uint32_t len,
+		       uint64_t seed)
+{
+	struct ibv_sge sge = vt_sge(h->src, 0, len), rsge = vt_sge(h->dst, 0, len + 64);
+	struct ibv_send_wr wr = vt_wr(op, 1, &sge, 1, IBV_SEND_SIGNALED);
+	const char *what = op == IBV_WR_SEND ? "SEND" : "WRITE";
+	struct ibv_wc wc;
+
+	vt_fill(h->src->p, len, seed);
+	memset(h->dst->p, 0xa5, len + 64);
+	if (op == IBV_WR_SEND && vt_post_recv(t, &h->b, 2, &rsge, 1))
+		return -1;
+	vt_wr_remote(&wr, &h->a, 0);
+	if (vt_post_send(t, &h->a, &wr) ||
+	    vt_expect_wc(t, h->a.scq, 1, IBV_WC_SUCCESS, NULL, what))
+		return -1;
+	if (op == IBV_WR_SEND && vt_expect_wc(t, h->b.rcq, 2, IBV_WC_SUCCESS, &wc, "receive"))
+		return -1;
+	if (op == IBV_WR_SEND && wc.byte_len != len)
+		return vt_fail(t, "receive: byte_len %u, expected %u", wc.byte_len, len);
+	return vt_check(t, h->dst->p, len, seed, what) ||
+	       vt_check_byte(t, h->dst->p + len, 64, 0xa5, "bytes after the transfer") ? -1 : 0;
+}
+
+static void fz_tap(unsigned int *tally, bool ok, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void fz_tap(unsigned int *tally, bool ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %s - ", ok ? "ok" : "not ok", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	tally[!ok]++;
+}
+
+struct fz_watch {
+	pid_t pid;
+	int status;		/* waitpid status, valid if exited */
+	bool exited, timed_out;
+	unsigned int transfers;
+	char bystander[2 * VT_REASON_LEN];	/* "" = every transfer was right */
+};
+
+static long long fz_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* What the child is doing in the kernel, if it is stuck there. */
+static void fz_show_stuck(pid_t pid)
+{
+	char path[64], buf[4096];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	printf("# child's kernel stack:\n%s", buf);
+}
+
+static void fz_reap(struct fz_watch *w, int wait_s)
+{
+	long long end = fz_now_ms() + wait_s * 1000LL;
+
+	while (!w->exited && fz_now_ms() < end) {
+		if (waitpid(w->pid, &w->status, WNOHANG) == w->pid)
+			w->exited = true;
+		else
+			usleep(50 * 1000);
+	}
+}
+
+/* Move data on the bystander pair until the child is done or overdue. */
+static void fz_watch(struct vt *t, struct fz_honest *h, struct fz_watch *w, int timeout_s)
+{
+	long long end = fz_now_ms() + timeout_s * 1000LL;
+	uint64_t rng = t->rng;
+
+	while (!w->exited) {
+		if (waitpid(w->pid, &w->status, WNOHANG) == w->pid) {
+			w->exited = true;
+			break;
+		}
+		if (fz_now_ms() > end) {
+			w->timed_out = true;
+			fz_show_stuck(w->pid);
+			kill(w->pid, SIGKILL);
+			fz_reap(w, 10);
+			break;
+		}
+		if (!w->bystander[0]) {
+			uint32_t len = 1 + splitmix(&rng) % (FZ_BUF_LEN - 64);
+
+			if (fz_transfer(t, h, w->transfers & 1 ? IBV_WR_RDMA_WRITE : IBV_WR_SEND, len,
+					splitmix(&rng)))
+				snprintf(w->bystander, sizeof(w->bystander), "transfer %u: %s",
+					 w->transfers, t->reason);
+			w->transfers++;
+		}
+		usleep(20 * 1000);
+	}
+}
+
+static void fz_report_child(struct fz *z, struct fz_watch *w, unsigned int *tally)
+{
+	const struct fz_shared *sh = z->sh;
+	bool ok = w->exited && WIFEXITED(w->status) && !WEXITSTATUS(w->status) && sh->done;
+
+	if (ok)
+		fz_tap(tally, true, "fuzz", "%u rounds in %u generations, seed %#llx", z->rounds,
+		       sh->gen, (unsigned long long)z->seed);
+	else if (w->timed_out)
+		fz_tap(tally, false, "fuzz", "child %s after the timeout, round %u gen %u: %s",
+		       w->exited ? "killed" : "stuck, unkillable,", sh->round, sh->gen, sh->log);
+	else if (WIFSIGNALED(w->status))
+		fz_tap(tally, false, "fuzz", "child killed by signal %d in round %u gen %u: %s",
+		       WTERMSIG(w->status), sh->round, sh->gen, sh->log);
+	else
+		fz_tap(tally, false, "fuzz", "child failed in round %u gen %u: %s (last: %s)",
+		       sh->round, sh->gen, sh->fatal[0] ? sh->fatal : "no reason", sh->log);
+	printf("# child: %lu CQEs polled (%lu errors), %lu async events, %lu completion events, "
+	       "%lu verbs calls refused\n", sh->cqes, sh->err_cqes, sh->async_events,
+	       sh->comp_events, sh->verbs_errors);
+	fz_tap(tally, !sh->mmap_rules[0], "mmap_rules", "%s",
+	       sh->mmap_rules[0] ? sh->mmap_rules : "exec, private, oversized, unknown offset, "
+	       "mprotect(EXEC) and mremap(grow) refused");
+	if (!sh->lifetime[0] && !sh->lifetime_probes)
+		printf("ok ring_lifetime # SKIP no generation was torn down\n");
+	else
+		fz_tap(tally, !sh->lifetime[0], "ring_lifetime", "%s",
+		       sh->lifetime[0] ? sh->lifetime : "ring mappings kept past destroy stayed ours");
+}
+
+/* After the fuzz: a fresh pair moves data byte-exact both ways. */
+static void fz_survival(struct vt *t, unsigned int *tally)
+{
+	static const uint32_t lens[] = { 1, 4096, FZ_BUF_LEN - 64 };
+	static const enum ibv_wr_opcode ops[] = { IBV_WR_SEND, IBV_WR_RDMA_WRITE };
+	static const char *const names[] = { "survive_send", "survive_write" };
+	struct fz_honest h;
+	int up, i, j, rc;
+
+	t->reason[0] = '\0';
+	up = fz_honest_up(t, &h);
+	for (i = 0; i < 2; i++) {
+		for (j = 0, rc = up; j < 3 && !rc; j++)
+			rc = fz_transfer(t, &h, ops[i], lens[j], vt_rand(t));
+		fz_tap(tally, !rc, names[i], "%s", rc ? t->reason : "1 B, 4 KiB, 64 KiB byte-exact");
+	}
+	vt_cleanup(t);
+	fz_tap(tally, !t->reason[0], "teardown", "%s", t->reason[0] ? t->reason : "all destroyed");
+}
+
+static int fz_parent(struct fz *z, pid_t pid, int timeout_s)
+{
+	struct fz_watch w = { .pid = pid };
+	unsigned int tally[2] = { 0, 0 };
+	struct fz_honest h;
+	struct vt t = { .role = VT_SERVER, .opts = &z->vo, .dev = &z->dev, .ctrl_fd = -1,
+			.rng = z->seed ^ 0x5bd1e995ULL };
+
+	if (vt_dev_open(&z->dev, &z->vo)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return 2;
+	}
+	if (fz_honest_up(&t, &h))
+		snprintf(w.bystander, sizeof(w.bystander), "setup: %s", t.reason);
+	fz_watch(&t, &h, &w, timeout_s);
+	fz_report_child(z, &w, tally);
+	fz_tap(tally, !w.bystander[0], "bystander", "%s%s", w.bystander,
+	       w.bystander[0] ? "" : "another process's pair moved data byte-exact throughout");
+	printf("# bystander: %u transfers\n", w.transfers);
+	vt_cleanup(&t);
+	if (t.reason[0])
+		fz_tap(tally, false, "bystander_teardown", "%s", t.reason);
+	if (w.exited)
+		fz_survival(&t, tally);
+	vt_dev_close(&z->dev);
+	printf("%u passed, %u failed\n", tally[0], tally[1]);
+	return tally[1] ? 1 : 0;
+}
+
+/* --- main ------------------------------------------------------------------ */
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [-d DEV] [-g GID_INDEX] [-s SEED] [-r ROUNDS] [-G ROUNDS_PER_PAIR]\n"
+		"       [-t TIMEOUT_S] [-w WAIT_S] [-v]\n", prog);
+	exit(2);
+}
+
+static void fz_parse(struct fz *z, int argc, char **argv, int *timeout_s)
+{
+	static const struct option longopts[] = {
+		{ "dev", required_argument, NULL, 'd' },
+		{ "gid-index", required_argument, NULL, 'g' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "gen-rounds", required_argument, NULL, 'G' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "wait", required_argument, NULL, 'w' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "d:g:s:r:G:t:w:v", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': z->vo.dev_name = optarg; break;
+		case 'g': z->vo.gid_index = atoi(optarg); break;
+		case 's': z->seed = strtoull(optarg, NULL, 0); break;
+		case 'r': z->rounds = strtoul(optarg, NULL, 0); break;
+		case 'G': z->gen_rounds = strtoul(optarg, NULL, 0); break;
+		case 't': *timeout_s = atoi(optarg); break;
+		case 'w': z->vo.wait_ms = atoi(optarg) * 1000; break;
+		case 'v': z->verbose = z->vo.verbose = true; break;
+		default: usage(argv[0]);
+		}
+	}
+	if (optind != argc || !z->gen_rounds || *timeout_s <= 0 || z->vo.wait_ms <= 0)
+		usage(argv[0]);
+}
+
+int main(int argc, char **argv)
+{
+	static struct fz z;
+	int timeout_s = FZ_TIMEOUT_S;
+	pid_t pid;
+
+	z.vo = (struct vt_opts){ .ib_port = 1, .gid_index = -1, .wait_ms = 20000 };
+	z.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	z.rounds = FZ_ROUNDS;
+	z.gen_rounds = FZ_GEN_ROUNDS;
+	z.page = sysconf(_SC_PAGESIZE);
+	fz_parse(&z, argc, argv, &timeout_s);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("# sroce_ring_fuzz: seed %#llx, %u rounds, %u per pair, device %s\n",
+	       (unsigned long long)z.seed, z.rounds, z.gen_rounds, z.vo.dev_name ?: "(first)");
+	z.sh = mmap(NULL, sizeof(*z.sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (z.sh == MAP_FAILED)
+		return 2;
+	strcpy(z.sh->mmap_rules, "not reached");
+	pid = fork();
+	if (pid < 0)
+		return 2;
+	if (pid == 0)
+		_exit(fz_child(&z) ? 1 : 0);
+	return fz_parent(&z, pid, timeout_s);
+}

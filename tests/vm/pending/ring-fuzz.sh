@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 300
+#
+# sroce_ring_fuzz: a process scribbles over its own SQ, RQ and CQ rings
+# (hostile indices, bad WQEs, garbage CQEs) and pokes the kernel through
+# legal verbs, seed after seed, while another process moves data on the same
+# device. It may hurt only its own QPs: the bystander's data, a fresh pair
+# afterwards, a clean kernel log, and a device and module that still go
+# away (no leaked references) say it did. Arguments go to the program
+# (e.g. -r 1000 -v); FUZZ_SEEDS overrides the seeds.
+. "$SROCE_TOP/tests/vm/lib.sh"
+. "$SROCE_TOP/tests/vm/pending/lib-rdma.bash"
+
+FUZZ=$SROCE_TOP/build/verbs/sroce_ring_fuzz
+SEEDS=${FUZZ_SEEDS:-"0x5eed1 0x5eed2"}
+SPLAT='BUG:|WARNING:|Oops|general protection|KASAN:|UBSAN:|Call Trace|refcount_t:|list_(add|del) corruption|circular locking|lock state|unreferenced object|soft lockup|blocked for more than'
+
+# fuzz SEED ARGS...: one run; its output goes to the console as it comes,
+# so a run that takes the kernel down still shows its last round.
+fuzz() {
+	local seed=$1 out=fuzz-$1.out rc=0
+
+	shift
+	log "+ $FUZZ -d $RDMA_DEV -g $GID_INDEX -s $seed -t 100 $*"
+	timeout 130 "$FUZZ" -d "$RDMA_DEV" -g "$GID_INDEX" -s "$seed" -t 100 "$@" 2>&1 |
+		tee "$out" || rc=$?
+	check_verbs_output "$out"
+	[ "$rc" = 0 ] || fail "sroce_ring_fuzz seed $seed exited with status $rc"
+}
+
+[ -x "$FUZZ" ] || fail "$FUZZ not built (make -C tests/verbs O=\$PWD/build/verbs)"
+rdma_setup sroce
+for seed in $SEEDS; do
+	fuzz "$seed" "$@"
+done
+
+if dmesg | grep -E "$SPLAT"; then
+	fail "kernel log shows a splat after the fuzz"
+fi
+log "kernel log clean: $(dmesg | grep -c 'corrupt send queue index') corrupt-index reports"
+
+# Every uverbs file is closed: the device and the module must go. If the
+# delete is refused, unload anyway (it unregisters the device too) so the
+# log says whether references were left, then fail.
+delete_rc=0
+log "+ rdma link delete sroce0"
+timeout 30 rdma link delete sroce0 || delete_rc=$?
+[ "$delete_rc" != 0 ] || wait_for 5 eval '! ibdev_exists sroce0' ||
+	fail "sroce0 still present after delete"
+log "+ rmmod sroce"
+timeout 30 rmmod sroce || fail "rmmod sroce failed or hung (references left?)"
+! sroce_loaded || fail "sroce still loaded after rmmod"
+[ "$delete_rc" = 0 ] ||
+	fail "rdma link delete sroce0 failed (status $delete_rc); rmmod then succeeded"
+log "sroce0 deleted and sroce unloaded"
