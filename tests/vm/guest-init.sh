@@ -107,6 +107,8 @@ main() {
 	dmesg
 	echo "SROCE-DMESG-END-$SROCE_NONCE"
 	echo "SROCE-EXIT-$SROCE_NONCE: $rc"
+	# The UART may still hold the marker: powering off now could drop it.
+	sleep 0.3
 	# No systemd to ask: busybox (a dependency of the harness) calls reboot(2).
 	/bin/busybox poweroff -f || echo o > /proc/sysrq-trigger
 }

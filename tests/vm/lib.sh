@@ -9,6 +9,10 @@ set -euo pipefail
 
 TEST_NAME=$(basename "$0" .sh)
 BARRIER_SEQ=0
+# Default wait for things that should happen "at once". Generous: the debug
+# kernel (KASAN, lockdep) under TCG on a busy host is 10x slower, and a long
+# wait only costs time when the test fails anyway.
+WAIT=20
 
 log() { echo "[$TEST_NAME] $*"; }
 fail() { echo "[$TEST_NAME] FAIL: $*"; exit 1; }
@@ -69,12 +73,12 @@ ibdev_list() { ls /sys/class/infiniband 2>/dev/null | sort; }
 sroce_add() {
 	run rdma link add "$1" type sroce netdev "$2" ||
 		fail "rdma link add $1 netdev $2 failed"
-	wait_for 5 ibdev_exists "$1" || fail "$1 did not appear in /sys/class/infiniband"
+	wait_for $WAIT ibdev_exists "$1" || fail "$1 did not appear in /sys/class/infiniband"
 }
 
 sroce_del() {
 	run rdma link delete "$1" || fail "rdma link delete $1 failed"
-	wait_for 5 eval "! ibdev_exists $1" || fail "$1 still present after delete"
+	wait_for $WAIT eval "! ibdev_exists $1" || fail "$1 still present after delete"
 }
 
 # --- port attributes through the provider (ibv_devinfo) -------------------
@@ -88,11 +92,11 @@ devinfo_field() {
 
 field_is() { [ "$(devinfo_field "$1" "$2")" = "$3" ]; }
 
-# expect_field DEV FIELD VALUE [SECONDS]: wait (default 5 s) until it matches.
+# expect_field DEV FIELD VALUE [SECONDS]: wait (default $WAIT) until it matches.
 expect_field() {
 	local got
 
-	if ! wait_for "${4:-5}" field_is "$1" "$2" "$3"; then
+	if ! wait_for "${4:-$WAIT}" field_is "$1" "$2" "$3"; then
 		got=$(devinfo_field "$1" "$2")
 		fail "$1 $2 is '$got', expected '$3'"
 	fi
@@ -111,9 +115,9 @@ has_gid() {
 	gid_list "$1" | grep -qxF "$2${3:+, $3}"
 }
 
-# expect_gid DEV GID TYPE [SECONDS]: wait (default 5 s) for the GID.
+# expect_gid DEV GID TYPE [SECONDS]: wait (default $WAIT) for the GID.
 expect_gid() {
-	if ! wait_for "${4:-5}" has_gid "$1" "$2" "$3"; then
+	if ! wait_for "${4:-$WAIT}" has_gid "$1" "$2" "$3"; then
 		gid_list "$1"
 		fail "$1 has no $3 GID $2"
 	fi

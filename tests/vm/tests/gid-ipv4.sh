@@ -7,4 +7,4 @@
 require_provider
 sroce_load
 sroce_add sroce0 eth0
-expect_gid sroce0 "::ffff:$SROCE_IP" "RoCE v2" 10
+expect_gid sroce0 "::ffff:$SROCE_IP" "RoCE v2"

@@ -9,4 +9,4 @@ require_provider
 sroce_load
 sroce_add sroce0 eth0
 run ip -6 addr add fd00:198:18::1/64 dev eth0 nodad
-expect_gid sroce0 "fd00:198:18::1" "RoCE v2" 10
+expect_gid sroce0 "fd00:198:18::1" "RoCE v2"

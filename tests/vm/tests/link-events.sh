@@ -12,12 +12,12 @@ sroce_add sroce0 eth0
 stdbuf -oL ibv_asyncwatch -d sroce0 > events.txt 2>&1 &
 watcher=$!
 trap 'kill $watcher 2>/dev/null' EXIT
-wait_for 5 eval "ls -l /proc/$watcher/fd | grep -q uverbs" ||
+wait_for $WAIT eval "ls -l /proc/$watcher/fd | grep -q uverbs" ||
 	fail "ibv_asyncwatch did not open sroce0: $(cat events.txt)"
 sleep 0.5 # it opened the device; let it reach ibv_get_async_event
 run ip link set eth0 down
-wait_for 5 grep -q IBV_EVENT_PORT_ERR events.txt || fail "no IBV_EVENT_PORT_ERR: $(cat events.txt)"
+wait_for $WAIT grep -q IBV_EVENT_PORT_ERR events.txt || fail "no IBV_EVENT_PORT_ERR: $(cat events.txt)"
 run ip link set eth0 up
-wait_for 5 grep -q IBV_EVENT_PORT_ACTIVE events.txt ||
+wait_for $WAIT grep -q IBV_EVENT_PORT_ACTIVE events.txt ||
 	fail "no IBV_EVENT_PORT_ACTIVE: $(cat events.txt)"
 cat events.txt

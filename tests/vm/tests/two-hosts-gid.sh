@@ -11,7 +11,7 @@ require_provider
 sroce_load
 sroce_add sroce0 eth0
 wait_peer 30
-expect_gid sroce0 "::ffff:$SROCE_IP" "RoCE v2" 10
+expect_gid sroce0 "::ffff:$SROCE_IP" "RoCE v2"
 mine=$(gid_list sroce0 | grep -F "::ffff:$SROCE_IP," | cut -d, -f1 | head -n 1)
 theirs=$(peer_exchange "$mine")
 log "my GID $mine, peer's GID $theirs"
