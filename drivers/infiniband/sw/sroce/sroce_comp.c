@@ -119,6 +119,7 @@ void sroce_comp_arm_timer_locked(struct sroce_qp *qp)
 static void sroce_comp_progress(struct sroce_qp *qp, u32 next_psn)
 {
 	qp->comp_psn = next_psn;
+	qp->comp_retry_pending = false;
 	qp->retry_left = qp->attr.retry_cnt;
 	if (qp->attr.rnr_retry != SROCE_RNR_RETRY_INFINITE)
 		qp->rnr_retry_left = qp->attr.rnr_retry;
@@ -127,25 +128,34 @@ static void sroce_comp_progress(struct sroce_qp *qp, u32 next_psn)
 /* Mark done every SEND/WRITE whose last packet is at or before @psn. */
 static void sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
 {
-	u32 i;
+	u32 next = sroce_psn_add(psn, 1), i;
 
 	for (i = qp->comp_index; i != qp->req_index; i++) {
 		struct sroce_swqe *swqe = &qp->swqes[i & (qp->sq.depth - 1)];
 
 		if (swqe->state == SROCE_SWQE_DONE)
 			continue;
-		/* READs and ATOMICs complete with their own responses. */
+		/*
+		 * READs and ATOMICs complete with their own responses, and
+		 * nothing past their first missing response is acknowledged.
+		 */
 		if (swqe->opcode == SROCE_WR_RDMA_READ ||
 		    swqe->opcode == SROCE_WR_ATOMIC_CMP_AND_SWP ||
-		    swqe->opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD)
+		    swqe->opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD) {
+			u32 missing = sroce_psn_add(swqe->first_psn,
+						    swqe->sent / qp->mtu);
+
+			if (sroce_psn_before(missing, next))
+				next = missing;
 			break;
+		}
 		if (swqe->state != SROCE_SWQE_SENT ||
 		    sroce_psn_after(swqe->last_psn, psn))
 			break;
 		swqe->state = SROCE_SWQE_DONE;
 	}
-	if (sroce_psn_after(sroce_psn_add(psn, 1), qp->comp_psn))
-		sroce_comp_progress(qp, sroce_psn_add(psn, 1));
+	if (sroce_psn_after(next, qp->comp_psn))
+		sroce_comp_progress(qp, next);
 }
 
 /* The WQE that sent @psn, if it is still outstanding. */
@@ -163,6 +173,33 @@ static struct sroce_swqe *sroce_comp_swqe_of(struct sroce_qp *qp, u32 psn)
 			return swqe;
 	}
 	return NULL;
+}
+
+/* The first WQE that still waits for a response, if any. */
+static struct sroce_swqe *sroce_comp_first_unfinished(struct sroce_qp *qp)
+{
+	u32 i;
+
+	for (i = qp->comp_index; i != qp->req_index; i++) {
+		struct sroce_swqe *swqe = &qp->swqes[i & (qp->sq.depth - 1)];
+
+		if (swqe->state != SROCE_SWQE_DONE)
+			return swqe;
+	}
+	return NULL;
+}
+
+/*
+ * Responses come in PSN order (IBA 9.7.5.1.1): one for a later request
+ * while an earlier one is unanswered means responses were lost. Resend from
+ * the oldest unacknowledged PSN, once per loss rather than per packet.
+ */
+static void sroce_comp_retry_now(struct sroce_qp *qp)
+{
+	if (qp->comp_retry_pending)
+		return;
+	qp->comp_retry_pending = true;
+	sroce_req_rewind_locked(qp, qp->comp_psn);
 }
 
 static void sroce_comp_fail_at(struct sroce_qp *qp, u32 psn,
@@ -249,6 +286,10 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp, const struct sroce_hdrs *
 	     swqe->opcode != SROCE_WR_ATOMIC_FETCH_AND_ADD))
 		return;
 	sroce_comp_ack_upto(qp, sroce_psn_add(h->bth.psn, SROCE_PSN_MASK));
+	if (sroce_comp_first_unfinished(qp) != swqe) {
+		sroce_comp_retry_now(qp);
+		return;
+	}
 	err = sroce_sge_copy(qp, swqe->sge, swqe->num_sge, 0, &orig,
 			     sizeof(orig), SROCE_COPY_TO_MR);
 	swqe->status = err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
@@ -274,11 +315,16 @@ static void sroce_comp_read_response(struct sroce_qp *qp,
 	expected = sroce_psn_add(swqe->first_psn, swqe->sent / qp->mtu);
 	if (h->bth.psn != expected) {
 		if (sroce_psn_after(h->bth.psn, expected))
-			sroce_req_rewind_locked(qp, expected);
+			sroce_comp_retry_now(qp);
 		return;
 	}
+	/* Its first response acknowledges every request before it. */
 	if (h->op->flags & SROCE_OPF_AETH)
 		sroce_comp_ack_upto(qp, sroce_psn_add(swqe->first_psn, SROCE_PSN_MASK));
+	if (sroce_comp_first_unfinished(qp) != swqe) {
+		sroce_comp_retry_now(qp);
+		return;
+	}
 	if (h->payload_len > swqe->length - swqe->sent ||
 	    (!(h->op->flags & SROCE_OPF_LAST) && h->payload_len != qp->mtu)) {
 		sroce_swqe_fail(swqe, IB_WC_BAD_RESP_ERR);

@@ -117,6 +117,8 @@ struct sroce_rwqe {
  * @req_index: send WQE the requester is working on
  * @req_psn: next PSN the requester sends
  * @comp_psn: oldest PSN not yet acknowledged: where a retry resumes
+ * @comp_retry_pending: a retry from comp_psn was started because responses
+ *	went missing; cleared by progress, so one loss causes one retry
  * @rd_outstanding: READs and ATOMICs sent and not answered (<= max_rd_atomic)
  * @retry_left, @rnr_retry_left: budgets of the current attempt
  * @rnr_wait: true while backing off after an RNR NAK
@@ -159,6 +161,7 @@ struct sroce_qp {
 	u32 req_index;
 	u32 req_psn;
 	u32 comp_psn;
+	bool comp_retry_pending;
 	u32 rd_outstanding;
 	u32 retry_left;
 	u32 rnr_retry_left;

@@ -246,19 +246,22 @@ static int sroce_req_read_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 {
 	struct sroce_hdrs h = {};
 	struct sk_buff *skb;
-	u32 left = swqe->length - swqe->sent;
 
-	if (!swqe->sent)
+	/* A READ owns one PSN per response packet, fixed when first sent. */
+	if (swqe->state == SROCE_SWQE_QUEUED) {
 		swqe->first_psn = qp->req_psn;
-	sroce_req_init_bth(qp, &h, SROCE_OP_READ_REQUEST, qp->req_psn, true);
+		swqe->last_psn = sroce_psn_add(qp->req_psn,
+					       sroce_swqe_pkts(qp, swqe->length) - 1);
+	}
+	sroce_req_init_bth(qp, &h, SROCE_OP_READ_REQUEST,
+			   sroce_psn_add(swqe->first_psn, swqe->sent / qp->mtu), true);
 	h.reth.va = swqe->remote_addr + swqe->sent;
 	h.reth.rkey = swqe->rkey;
-	h.reth.dma_len = left;
+	h.reth.dma_len = swqe->length - swqe->sent;
 	skb = sroce_req_build(&h);
 	if (!skb)
 		return -ENOMEM;
-	qp->req_psn = sroce_psn_add(qp->req_psn, sroce_swqe_pkts(qp, left));
-	swqe->last_psn = sroce_psn_add(qp->req_psn, SROCE_PSN_MASK);
+	qp->req_psn = sroce_psn_add(swqe->last_psn, 1);
 	swqe->state = SROCE_SWQE_SENT;
 	sroce_pkt_xmit(qp, skb);
 	return 0;
@@ -334,7 +337,13 @@ static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 		int err;
 
 		if (swqe->state == SROCE_SWQE_DONE) {
-			/* Failed validation: completes in order, then errors. */
+			/*
+			 * Failed validation (completes in order, then errors),
+			 * or, after a rewind, a READ answered in full: its
+			 * PSNs stay taken.
+			 */
+			if (swqe->status == IB_WC_SUCCESS)
+				qp->req_psn = sroce_psn_add(swqe->last_psn, 1);
 			qp->req_index++;
 			continue;
 		}

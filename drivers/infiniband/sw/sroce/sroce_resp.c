@@ -465,7 +465,9 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, const struct sroce_hdrs *h
 	/* Resend from the PSN asked for; later READs will be asked again. */
 	res->sent = sroce_psn_diff(h->bth.psn, res->first_psn) * qp->mtu;
 	res->pending = true;
-	qp->rd_res_head = pos;
+	/* Responses go out oldest first: never skip a pending older one. */
+	if ((s32)(pos - qp->rd_res_head) < 0)
+		qp->rd_res_head = pos;
 	WRITE_ONCE(qp->tx_pending, true);
 	sroce_tx_kick(qp->sdev);
 }
