@@ -51,6 +51,8 @@ static void sroce_fill_device_attr(struct sroce_dev *sdev,
 	attr->max_ah = SROCE_MAX_AH;
 	attr->max_pkeys = SROCE_PKEY_TABLE_LEN;
 	attr->local_ca_ack_delay = SROCE_LOCAL_CA_ACK_DELAY;
+	/* ib_core refuses `rdma link delete` without this flag. */
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_PORT_ACTIVE_EVENT;
