@@ -50,7 +50,9 @@ runner() {
 	[ -e "$script" ] || { log "$suite: $script absent, skipped"; return 0; }
 	log "$suite: $script"
 	before=$(wc -l < "$SROCE_RESULTS")
-	bash "$script"
+	# Through a pipe: a runner that opens /dev/stderr (tee /dev/stderr)
+	# would otherwise truncate the log `make check > log 2>&1` writes.
+	bash "$script" 2>&1 | cat
 	after=$(wc -l < "$SROCE_RESULTS")
 	[ "$after" -gt "$before" ] || record "$suite" runner FAIL "$script wrote no result"
 }

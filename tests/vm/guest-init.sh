@@ -99,6 +99,8 @@ main() {
 	export SROCE_TOP SROCE_KO SROCE_HOST SROCE_IP SROCE_PEER_IP RDMAV_DRIVERS
 	export HOME=/root TERM=dumb
 	say "running $SCRIPT ${ARGS[*]} on $(uname -r), host $SROCE_HOST ($SROCE_IP)"
+	# vm-run tells splats before this line (boot) from those of the test.
+	echo "sroce-vm: test starts" > /dev/kmsg
 	run_script
 	rc=$?
 	say "script exited with $rc"

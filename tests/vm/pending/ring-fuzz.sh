@@ -8,12 +8,14 @@
 # device. It may hurt only its own QPs: the bystander's data, a fresh pair
 # afterwards, a clean kernel log, and a device and module that still go
 # away (no leaked references) say it did. Arguments go to the program
-# (e.g. -r 1000 -v); FUZZ_SEEDS overrides the seeds.
+# (e.g. -r 1000 -v); FUZZ_SEEDS overrides the seeds, FUZZ_TIMEOUT (seconds)
+# each run's limit.
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/pending/lib-rdma.bash"
 
 FUZZ=$SROCE_TOP/build/verbs/sroce_ring_fuzz
 SEEDS=${FUZZ_SEEDS:-"0x5eed1 0x5eed2"}
+LIMIT=${FUZZ_TIMEOUT:-100}
 SPLAT='BUG:|WARNING:|Oops|general protection|KASAN:|UBSAN:|Call Trace|refcount_t:|list_(add|del) corruption|circular locking|lock state|unreferenced object|soft lockup|blocked for more than'
 
 # fuzz SEED ARGS...: one run; its output goes to the console as it comes,
@@ -23,8 +25,8 @@ fuzz() {
 	local seed=$1 out=fuzz-$1.out rc=0
 
 	shift
-	log "+ $FUZZ -d $RDMA_DEV -g $GID_INDEX -s $seed -t 100 $*"
-	timeout 130 "$FUZZ" -d "$RDMA_DEV" -g "$GID_INDEX" -s "$seed" -t 100 "$@" 2>&1 |
+	log "+ $FUZZ -d $RDMA_DEV -g $GID_INDEX -s $seed -t $LIMIT $*"
+	timeout $((LIMIT + 30)) "$FUZZ" -d "$RDMA_DEV" -g "$GID_INDEX" -s "$seed" -t "$LIMIT" "$@" 2>&1 |
 		tee "$out" || rc=$?
 	if grep -q '^not ok ' "$out" || ! grep -qE '^[0-9]+ passed, 0 failed$' "$out"; then
 		fail "seed $seed: $(grep -E '^[0-9]+ passed' "$out" || echo 'no tally'); $(grep '^not ok ' "$out" | head -n 3 | tr '\n' ';')"
