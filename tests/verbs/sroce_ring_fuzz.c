@@ -32,6 +32,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -102,6 +104,7 @@ struct fz {
 	bool verbose;
 	long page;
 	void *hole;			/* an address nothing is mapped at */
+	bool drain_stop;		/* tells fz_drainer() to return */
 	struct fz_pair p;
 };
 
@@ -419,15 +422,16 @@ static int fz_cq(struct fz *z, struct ibv_comp_channel *ch, struct ibv_cq **cq,
 /* The victim's options: ring sizes and SGE counts vary by generation. */
 static void fz_victim_opts(struct fz *z, struct vt_qp_opts *o)
 {
-	static const uint32_t depths[] = { 1, 2, 4, 16, 64 };
-	static const uint32_t sges[] = { 1, 2, 4, 8 };
+	static const uint32_t depths[] = { 1, 2, 4, 16, 64, 256 };
+	static const uint32_t sges[] = { 1, 2, 4, 8, 32 };
+	static const uint32_t inlines[] = { 0, 64, 256 };
 
 	vt_qp_opts_init(&z->t, o);
-	o->max_send_wr = depths[fz_below(z, 5)];
-	o->max_recv_wr = depths[fz_below(z, 5)];
-	o->max_send_sge = sges[fz_below(z, 4)];
-	o->max_recv_sge = sges[fz_below(z, 4)];
-	o->max_inline = fz_chance(z, 50) ? 64 : 0;
+	o->max_send_wr = depths[fz_below(z, 6)];
+	o->max_recv_wr = depths[fz_below(z, 6)];
+	o->max_send_sge = sges[fz_below(z, 5)];
+	o->max_recv_sge = sges[fz_below(z, 5)];
+	o->max_inline = inlines[fz_below(z, 3)];
 	o->timeout = 8;				/* ~1 ms: retries end fast */
 	o->retry_cnt = fz_below(z, 8);
 	o->rnr_retry = fz_below(z, 7);		/* 7 would retry forever */
@@ -569,18 +573,64 @@ static int fz_reconnect(struct fz *z)
 	return rc;
 }
 
-/*
- * Destroy the generation: QPs first (RESET stops them raising events, whose
- * acknowledgement destroy waits for), then everything else.
- */
-static int fz_pair_down(struct fz *z)
+/* Both sides start big transfers and nobody waits for them. */
+static void fz_burst(struct fz *z)
 {
 	struct fz_pair *p = &z->p;
+	struct ibv_sge bsge = vt_sge(p->bbuf, 0, FZ_BUF_LEN), asge = vt_sge(p->abuf, 0, 16384);
+	struct ibv_send_wr bwr = vt_wr(IBV_WR_RDMA_WRITE, FZ_WRID_FUZZ, &bsge, 1, 0), *bad;
+	struct ibv_send_wr awr = vt_wr(IBV_WR_RDMA_WRITE, FZ_WRID_FUZZ, &asge, 1, 0);
+	int i;
 
-	fz_modify_state(p->a.qp, IBV_QPS_RESET);
-	fz_modify_state(p->b.qp, IBV_QPS_RESET);
-	fz_drain_async(z);
-	if (vt_destroy(&z->t, p->b.qp) || vt_destroy(&z->t, p->a.qp))
+	vt_wr_remote(&bwr, &p->b, 0);
+	vt_wr_remote(&awr, &p->a, 0);
+	for (i = 0; i < 4; i++) {
+		ibv_post_send(p->b.qp, &bwr, &bad);
+		ibv_post_send(p->a.qp, &awr, &bad);
+	}
+}
+
+/* Acknowledge events while destroy waits for their acknowledgement. */
+static void *fz_drainer(void *arg)
+{
+	struct fz *z = arg;
+	struct pollfd pfd[2] = {
+		{ .fd = z->dev.ctx->async_fd, .events = POLLIN },
+		{ .fd = z->p.chan->fd, .events = POLLIN },
+	};
+
+	while (!__atomic_load_n(&z->drain_stop, __ATOMIC_ACQUIRE)) {
+		poll(pfd, 2, 10);
+		fz_drain_async(z);
+		fz_drain_comp(z);
+	}
+	return NULL;
+}
+
+/*
+ * Destroy the generation, QPs first: either quietly (both in RESET) or
+ * abruptly, A while big transfers in both directions are under way.
+ */
+static int fz_pair_down(struct fz *z, bool abrupt)
+{
+	struct fz_pair *p = &z->p;
+	pthread_t drainer;
+	int rc;
+
+	fz_log(z, "teardown(%s)", abrupt ? "abrupt" : "reset");
+	if (abrupt) {
+		fz_burst(z);
+	} else {
+		fz_modify_state(p->a.qp, IBV_QPS_RESET);
+		fz_modify_state(p->b.qp, IBV_QPS_RESET);
+	}
+	z->drain_stop = false;
+	if (pthread_create(&drainer, NULL, fz_drainer, z))
+		return fz_fatal(z, "pthread_create failed");
+	rc = vt_destroy(&z->t, p->a.qp) || vt_destroy(&z->t, p->b.qp);
+	__atomic_store_n(&z->drain_stop, true, __ATOMIC_RELEASE);
+	pthread_join(drainer, NULL);
+	if (rc)
 		return fz_fatal(z, "destroying a QP: %s", z->t.reason);
 	fz_poll_all(z);
 	fz_drain_comp(z);
@@ -1155,14 +1205,16 @@ static int fz_generation(struct fz *z, unsigned int *round)
 		fz_mmap_rules(z);
 	for (i = 0; i < z->gen_rounds && *round < z->rounds; i++)
 		fz_round(z, (*round)++);
-	if (*round >= z->rounds)
-		return 0;	/* the last generation is left to process exit */
 	z->rng = z->seed ^ (0x4f1bbcdcbfa53e0bULL * (z->sh->gen + 1));
+	z->sh->log[0] = '\0';
+	if (*round >= z->rounds) {
+		fz_log(z, "exit with transfers under way");
+		fz_burst(z);
+		return 0;	/* the last generation is left to process exit */
+	}
 	fz_keep(z, &z->p.sq, &ksq);
 	fz_keep(z, &z->p.rq, &krq);
-	z->sh->log[0] = '\0';
-	fz_log(z, "teardown of gen %u", z->sh->gen);
-	if (fz_pair_down(z))
+	if (fz_pair_down(z, fz_chance(z, 50)))
 		return -1;
 	fz_log(z, "writing to ring mappings kept past destroy");
 	fz_kept_check(z, &ksq, "SQ");
