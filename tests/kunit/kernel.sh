@@ -177,15 +177,26 @@ build_module() {
 	log "building module against $(cat "$tree/include/config/kernel.release")"
 	if ! make -C "$tree" M="$dest" W=1 modules > "$OUT/module.log" 2>&1; then
 		cat "$OUT/module.log" >&2
-		die "module build failed"
+		die "module build failed: $(grep -m 1 -E 'error:|Error ' "$OUT/module.log" || true)"
 	fi
 	grep -E 'warning:|error:' "$OUT/module.log" >&2 || true
 	log "module ready: $(cd "$dest" && ls ./*.ko | tr '\n' ' ')"
 }
 
+# Two callers (make check and make check-debug, or two engineers) must not
+# publish into build/kunit at the same time. run.sh takes this lock itself
+# around build + use and tells us with SROCE_KUNIT_LOCKED.
+lock_out() {
+	[ -z "${SROCE_KUNIT_LOCKED:-}" ] || return 0
+	mkdir -p "$OUT"
+	exec 8> "$OUT/.lock"
+	flock 8
+}
+
 main() {
 	local tree
 
+	[ "${1:-}" = tree ] || lock_out
 	case ${1:-} in
 	build)
 		tree=$(build_kernel)

@@ -57,15 +57,15 @@ parse_args() {
 build() {
 	local err
 
-	[ "$BUILD" = 1 ] || return 0
-	if ! err=$("$HERE/kernel.sh" build 2>&1 | tee /dev/stderr | tail -n 1); then
+	if [ "$BUILD" = 1 ] &&
+	   ! err=$(SROCE_KUNIT_LOCKED=1 "$HERE/kernel.sh" build 2>&1 | tee /dev/stderr | tail -n 1); then
 		result run.build FAIL "${err#kunit-kernel: }"
 		return 1
 	fi
-	[ -e "$OUT/bzImage" ] && [ -e "$OUT/module/sroce.ko" ] || {
-		result run.build FAIL "kernel.sh build left no bzImage or sroce.ko"
+	if [ ! -e "$OUT/bzImage" ] || [ ! -e "$OUT/module/sroce.ko" ]; then
+		result run.build FAIL "no $OUT/bzImage or module/sroce.ko (run tests/kunit/kernel.sh build)"
 		return 1
-	}
+	fi
 }
 
 # A static busybox, the init script and the module: nothing else is needed
@@ -83,16 +83,19 @@ make_initramfs() {
 }
 
 # -no-reboot turns the guest's reboot -f (and panic=-1) into a QEMU exit.
+# oops=panic: an oops in a case leaves KUnit waiting 300 s for the dead test
+# thread; ending the run right after the splat is printed is faster and the
+# parser still names the suite that did not finish. WARNINGs do not panic.
 boot() {
 	local console=$1 rc=0
 
 	log "booting $(cat "$OUT/kernel.release") under QEMU (timeout ${TIMEOUT}s)"
 	timeout "$TIMEOUT" qemu-system-x86_64 \
-		-accel tcg,thread=multi -cpu max -smp 2 -m 1024 \
+		-accel tcg,thread=multi -cpu max -smp 2 -m 512 \
 		-nodefaults -no-reboot -display none -monitor none \
 		-serial "file:$console" \
 		-kernel "$OUT/bzImage" -initrd "$OUT/initramfs.cpio.gz" \
-		-append "console=ttyS0 ignore_loglevel panic=-1 printk.devkmsg=on kasan_multi_shot" \
+		-append "console=ttyS0 ignore_loglevel oops=panic panic=-1 printk.devkmsg=on kasan_multi_shot" \
 		< /dev/null || rc=$?
 	echo "$rc"
 }
@@ -119,7 +122,9 @@ after_insmod() {
 check_steps() {
 	local console=$1 qemu_rc=$2 rc last
 
-	last=$(grep -v '^\s*$' "$console" | tail -n 1 | cut -c1-200)
+	# The panic message says more than the register dump that follows it.
+	last=$( { grep -m 1 'Kernel panic' "$console" || grep -v '^\s*$' "$console" | tail -n 1; } |
+		sed 's/^\[ *[0-9.]*\] //' | cut -c1-200)
 	if ! has_marker "$console" insmod-begin; then
 		result run.boot FAIL "guest never reached insmod (qemu rc $qemu_rc): $last"
 		return
@@ -155,8 +160,20 @@ check_kernel_log() {
 	fi
 }
 
+# The report printed between a phase's kmemleak markers.
+kmemleak_section() {
+	sed -n "/SROCE-KUNIT: kmemleak-$2-begin/,/SROCE-KUNIT: kmemleak-$2-end/p" "$1"
+}
+
+# Where the first leaked object was allocated: its first backtrace frame that
+# is not the allocator itself.
+first_leak_site() {
+	grep -E '^ +\[<[0-9a-f]+>\] ' | sed 's/^ *\[<[0-9a-f]*>\] //' |
+		grep -m 1 -vE '^(__)?(kmalloc|kmem_cache|kzalloc|kvmalloc|krealloc|kmemdup|kstrdup|vmalloc|__vmalloc|alloc_pages|slab|__alloc|kmalloc_trace)' || true
+}
+
 check_kmemleak() {
-	local console=$1 report n
+	local console=$1 loaded unloaded n_loaded n_unloaded
 
 	if has_marker "$console" kmemleak-unavailable; then
 		result run.kmemleak SKIP "no /sys/kernel/debug/kmemleak in the guest"
@@ -166,16 +183,22 @@ check_kmemleak() {
 		result run.kmemleak FAIL "kmemleak refused to scan (disabled itself? see the console)"
 		return
 	fi
-	has_marker "$console" kmemleak-end || return 0
-	report=$(sed -n '/SROCE-KUNIT: kmemleak-begin/,/SROCE-KUNIT: kmemleak-end/p' "$console")
-	n=$(grep -c 'unreferenced object' <<< "$report" || true)
-	if [ "$n" -gt 0 ]; then
-		result run.kmemleak FAIL "$n unreferenced objects; first: $(
-			grep -A 12 -m 1 'unreferenced object' <<< "$report" |
-			grep -m 1 -E '\[<[0-9a-f]+>\] [a-z_]+' | sed 's/.*\] //' || true) (see $console)"
-	else
-		result run.kmemleak PASS
+	if ! has_marker "$console" kmemleak-unloaded-end; then
+		# A guest that died early is already a run.complete failure.
+		! has_marker "$console" done ||
+			result run.kmemleak FAIL "guest finished without a kmemleak report"
+		return
 	fi
+	loaded=$(kmemleak_section "$console" loaded)
+	unloaded=$(kmemleak_section "$console" unloaded)
+	n_loaded=$(grep -c 'unreferenced object' <<< "$loaded" || true)
+	n_unloaded=$(grep -c 'unreferenced object' <<< "$unloaded" || true)
+	if [ $((n_loaded + n_unloaded)) -eq 0 ]; then
+		result run.kmemleak PASS
+		return
+	fi
+	result run.kmemleak FAIL "$n_loaded leaked while loaded, $n_unloaded after rmmod; first from $(
+		printf '%s\n%s\n' "$loaded" "$unloaded" | first_leak_site) (see $console)"
 }
 
 check_suites() {
@@ -221,7 +244,12 @@ main() {
 		tr -d '\r' < "$PARSE" > "$console"
 		check_console "$console" "?"
 		rm -f "$console"
-	elif build; then
+	else
+		# One run at a time per checkout: kernel.sh takes the same lock, so
+		# a concurrent build cannot swap the kernel or module under us.
+		exec 8> "$OUT/.lock"
+		flock 8
+		build || { summary; return; }
 		make_initramfs
 		rm -f "$console"
 		qemu_rc=$(boot "$console")
