@@ -7,15 +7,19 @@
 # legal verbs, seed after seed, while another process moves data on the same
 # device. It may hurt only its own QPs: the bystander's data, a fresh pair
 # afterwards, a clean kernel log, and a device and module that still go
-# away (no leaked references) say it did. Arguments go to the program
-# (e.g. -r 1000 -v); FUZZ_SEEDS overrides the seeds, FUZZ_TIMEOUT (seconds)
-# each run's limit.
+# away (no leaked references) say it did.
+#
+#   ring-fuzz.sh [--seeds "S1 S2 ..."] [--limit SEC] [PROGRAM ARGS...]
+#
+# --seeds replaces the two default seeds, --limit (default 100) bounds each
+# run; the rest goes to the program (e.g. -r 1500 -v). Longer runs need a
+# longer vm-run --timeout.
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/pending/lib-rdma.bash"
 
 FUZZ=$SROCE_TOP/build/verbs/sroce_ring_fuzz
-SEEDS=${FUZZ_SEEDS:-"0x5eed1 0x5eed2"}
-LIMIT=${FUZZ_TIMEOUT:-100}
+SEEDS="0x5eed1 0x5eed2"
+LIMIT=100
 SPLAT='BUG:|WARNING:|Oops|general protection|KASAN:|UBSAN:|Call Trace|refcount_t:|list_(add|del) corruption|circular locking|lock state|unreferenced object|soft lockup|blocked for more than'
 
 # fuzz SEED ARGS...: one run; its output goes to the console as it comes,
@@ -35,8 +39,13 @@ fuzz() {
 }
 
 ARGS=()
-for arg in "$@"; do
-	[ -z "$arg" ] || ARGS+=("$arg")	# vm-run may pass an empty one
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--seeds) SEEDS=$2; shift 2 ;;
+	--limit) LIMIT=$2; shift 2 ;;
+	'') shift ;;		# vm-run may pass an empty argument
+	*) ARGS+=("$1"); shift ;;
+	esac
 done
 
 [ -x "$FUZZ" ] || fail "$FUZZ not built (make -C tests/verbs O=\$PWD/build/verbs)"
