@@ -180,7 +180,7 @@ build_module() {
 		die "module build failed: $(grep -m 1 -E 'error:|Error ' "$OUT/module.log" || true)"
 	fi
 	grep -E 'warning:|error:' "$OUT/module.log" >&2 || true
-	log "module ready: $(cd "$dest" && ls ./*.ko | tr '\n' ' ')"
+	log "module ready: $(find "$dest" -maxdepth 1 -name '*.ko' -printf '%f ')"
 }
 
 # Two callers (make check and make check-debug, or two engineers) must not

@@ -57,8 +57,11 @@ parse_args() {
 build() {
 	local err
 
+	# tee writes to our inherited stderr; reopening /dev/stderr would
+	# truncate a log file the caller redirected it to.
 	if [ "$BUILD" = 1 ] &&
-	   ! err=$(SROCE_KUNIT_LOCKED=1 "$HERE/kernel.sh" build 2>&1 | tee /dev/stderr | tail -n 1); then
+	   ! SROCE_KUNIT_LOCKED=1 "$HERE/kernel.sh" build 2>&1 | tee "$OUT/kernel-build.log" >&2; then
+		err=$(tail -n 1 "$OUT/kernel-build.log")
 		result run.build FAIL "${err#kunit-kernel: }"
 		return 1
 	fi
@@ -143,7 +146,7 @@ check_steps() {
 		result run.rmmod FAIL "guest died during rmmod: $last" ;;
 	*) result run.rmmod FAIL "rmmod sroce exited $rc" ;;
 	esac
-	if ! has_marker "$console" done; then
+	if ! has_marker "$console" finished; then
 		[ "$qemu_rc" = 124 ] && last="timed out after ${TIMEOUT}s; last line: $last"
 		result run.complete FAIL "guest did not finish (qemu rc $qemu_rc): $last"
 	fi
@@ -185,7 +188,7 @@ check_kmemleak() {
 	fi
 	if ! has_marker "$console" kmemleak-unloaded-end; then
 		# A guest that died early is already a run.complete failure.
-		! has_marker "$console" done ||
+		! has_marker "$console" finished ||
 			result run.kmemleak FAIL "guest finished without a kmemleak report"
 		return
 	fi
