@@ -12,7 +12,8 @@
 #   ring-fuzz.sh [--seeds "S1 S2 ..."] [--limit SEC] [PROGRAM ARGS...]
 #
 # --seeds replaces the two default seeds, --limit (default 100) bounds each
-# run; the rest goes to the program (e.g. -r 1500 -v). Longer runs need a
+# run; the rest goes to the program (e.g. -r 1500), which always gets -v:
+# each round's actions reach the console as they happen. Longer runs need a
 # longer vm-run --timeout.
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/pending/lib-rdma.bash"
@@ -51,7 +52,7 @@ done
 [ -x "$FUZZ" ] || fail "$FUZZ not built (make -C tests/verbs O=\$PWD/build/verbs)"
 rdma_setup sroce
 for seed in $SEEDS; do
-	fuzz "$seed" "${ARGS[@]}"
+	fuzz "$seed" -v "${ARGS[@]}"
 done
 
 if dmesg | grep -E "$SPLAT"; then
