@@ -38,12 +38,10 @@ static const u8 sroce_wc_opcode_of[] = {
 	[SROCE_WR_ATOMIC_FETCH_AND_ADD] = IB_WC_FETCH_ADD,
 };
 
+/* The oldest WQE not yet completed, if one was fetched. */
 static struct sroce_swqe *sroce_comp_oldest(struct sroce_qp *qp)
 {
-	if (qp->comp_index == qp->req_index &&
-	    (qp->comp_index == qp->sq.index ||
-	     qp->swqes[qp->comp_index & (qp->sq.depth - 1)].state !=
-	     SROCE_SWQE_SENDING))
+	if (qp->comp_index == qp->sq.index)
 		return NULL;
 	return &qp->swqes[qp->comp_index & (qp->sq.depth - 1)];
 }
@@ -108,7 +106,7 @@ void sroce_comp_arm_timer_locked(struct sroce_qp *qp)
 {
 	if (qp->rnr_wait || !qp->attr.timeout)
 		return;
-	if (qp->comp_psn == qp->req_psn) {
+	if (qp->comp_psn == qp->req_psn_max) {
 		del_timer(&qp->retry_timer);
 		return;
 	}
@@ -149,8 +147,7 @@ static void sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
 				next = missing;
 			break;
 		}
-		if (swqe->state != SROCE_SWQE_SENT ||
-		    sroce_psn_after(swqe->last_psn, psn))
+		if (!swqe->psns_set || sroce_psn_after(swqe->last_psn, psn))
 			break;
 		swqe->state = SROCE_SWQE_DONE;
 	}
@@ -166,7 +163,7 @@ static struct sroce_swqe *sroce_comp_swqe_of(struct sroce_qp *qp, u32 psn)
 	for (i = qp->comp_index; i != qp->sq.index; i++) {
 		struct sroce_swqe *swqe = &qp->swqes[i & (qp->sq.depth - 1)];
 
-		if (swqe->state == SROCE_SWQE_QUEUED)
+		if (!swqe->psns_set)
 			break;
 		if (!sroce_psn_before(psn, swqe->first_psn) &&
 		    !sroce_psn_after(psn, swqe->last_psn))
@@ -250,7 +247,7 @@ static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 static bool sroce_comp_psn_outstanding(struct sroce_qp *qp, u32 psn)
 {
 	return !sroce_psn_before(psn, qp->comp_psn) &&
-	       sroce_psn_before(psn, qp->req_psn);
+	       sroce_psn_before(psn, qp->req_psn_max);
 }
 
 static void sroce_comp_ack(struct sroce_qp *qp, const struct sroce_hdrs *h)
@@ -281,7 +278,7 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp, const struct sroce_hdrs *
 	u64 orig = h->atmack_orig;
 	int err;
 
-	if (!swqe || swqe->state != SROCE_SWQE_SENT ||
+	if (!swqe || swqe->state == SROCE_SWQE_DONE ||
 	    (swqe->opcode != SROCE_WR_ATOMIC_CMP_AND_SWP &&
 	     swqe->opcode != SROCE_WR_ATOMIC_FETCH_AND_ADD))
 		return;
@@ -310,7 +307,7 @@ static void sroce_comp_read_response(struct sroce_qp *qp,
 	int err;
 
 	if (!swqe || swqe->opcode != SROCE_WR_RDMA_READ ||
-	    swqe->state != SROCE_SWQE_SENT)
+	    swqe->state == SROCE_SWQE_DONE)
 		return;
 	expected = sroce_psn_add(swqe->first_psn, swqe->sent / qp->mtu);
 	if (h->bth.psn != expected) {
@@ -374,14 +371,12 @@ out:
 
 static void sroce_comp_timeout_locked(struct sroce_qp *qp)
 {
-	struct sroce_swqe *swqe;
-
 	if (qp->rnr_wait) {
 		qp->rnr_wait = false;
 		return;
 	}
-	swqe = sroce_comp_oldest(qp);
-	if (!swqe || qp->comp_psn == qp->req_psn)
+	/* After a rewind nothing may be in flight yet: still retry. */
+	if (!sroce_comp_oldest(qp) || qp->comp_psn == qp->req_psn_max)
 		return;
 	if (!qp->retry_left) {
 		sroce_comp_fail_at(qp, qp->comp_psn, IB_WC_RETRY_EXC_ERR);

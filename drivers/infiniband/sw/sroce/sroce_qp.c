@@ -14,6 +14,7 @@
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/restrack.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "sroce.h"
@@ -291,6 +292,7 @@ static void sroce_qp_apply_attr(struct sroce_qp *qp, const struct ib_qp_attr *at
 		qp->attr.sq_psn = attr->sq_psn & SROCE_PSN_MASK;
 		qp->req_psn = qp->attr.sq_psn;
 		qp->comp_psn = qp->attr.sq_psn;
+		qp->req_psn_max = qp->attr.sq_psn;
 	}
 	if (mask & IB_QP_TIMEOUT)
 		qp->attr.timeout = attr->timeout;
@@ -514,6 +516,37 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 {
 	*bad_wr = wr;
 	return -EOPNOTSUPP;
+}
+
+/*
+ * `rdma resource show qp -dd`: the protocol state behind the standard
+ * fields, for diagnosing a QP that does not move.
+ */
+int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct {
+		const char *name;
+		u32 value;
+	} fields[9];
+	int i, n = 0;
+
+	spin_lock_bh(&qp->lock);
+	fields[n++] = (typeof(fields[0])){ "req_psn", qp->req_psn };
+	fields[n++] = (typeof(fields[0])){ "comp_psn", qp->comp_psn };
+	fields[n++] = (typeof(fields[0])){ "resp_psn", qp->resp_psn };
+	fields[n++] = (typeof(fields[0])){ "sq_fetched", qp->sq.index };
+	fields[n++] = (typeof(fields[0])){ "sq_sending", qp->req_index };
+	fields[n++] = (typeof(fields[0])){ "sq_completed", qp->comp_index };
+	fields[n++] = (typeof(fields[0])){ "rd_outstanding", qp->rd_outstanding };
+	fields[n++] = (typeof(fields[0])){ "retry_left", qp->retry_left };
+	fields[n++] = (typeof(fields[0])){ "rnr_wait", qp->rnr_wait };
+	spin_unlock_bh(&qp->lock);
+
+	for (i = 0; i < n; i++)
+		if (rdma_nl_put_driver_u32(msg, fields[i].name, fields[i].value))
+			return -EMSGSIZE;
+	return 0;
 }
 
 /**

@@ -51,6 +51,8 @@ enum sroce_swqe_state {
  * @atomic_orig: original value returned by an atomic
  * @status: completion status, IB_WC_SUCCESS unless it failed
  * @rd_issued: a READ/ATOMIC counted in qp->rd_outstanding
+ * @psns_set: first_psn/last_psn are assigned (the WQE went out at least
+ *	once); they stay valid across retransmissions
  */
 struct sroce_swqe {
 	u64 wr_id;
@@ -73,6 +75,7 @@ struct sroce_swqe {
 	u64 atomic_orig;
 	enum ib_wc_status status;
 	bool rd_issued;
+	bool psns_set;
 };
 
 /*
@@ -116,6 +119,8 @@ struct sroce_rwqe {
  * @comp_index: oldest send WQE not yet completed
  * @req_index: send WQE the requester is working on
  * @req_psn: next PSN the requester sends
+ * @req_psn_max: one past the highest PSN ever sent; after a rewind
+ *	req_psn is lower, but ACKs up to here are still valid
  * @comp_psn: oldest PSN not yet acknowledged: where a retry resumes
  * @comp_retry_pending: a retry from comp_psn was started because responses
  *	went missing; cleared by progress, so one loss causes one retry
@@ -160,6 +165,7 @@ struct sroce_qp {
 	u32 comp_index;
 	u32 req_index;
 	u32 req_psn;
+	u32 req_psn_max;
 	u32 comp_psn;
 	bool comp_retry_pending;
 	u32 rd_outstanding;
@@ -220,6 +226,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 
+int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 bool sroce_qp_state_transition_valid(enum ib_qp_state cur,
 				     enum ib_qp_state next, int mask);
 

@@ -119,6 +119,7 @@ static int sroce_swqe_fetch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	swqe->status = IB_WC_SUCCESS;
 	swqe->sent = 0;
 	swqe->rd_issued = false;
+	swqe->psns_set = false;
 
 	if (!sroce_wr_opcode_supported(hdr.opcode) ||
 	    hdr.send_flags & ~SROCE_SEND_FLAGS_MASK)
@@ -158,6 +159,25 @@ static void sroce_req_init_bth(struct sroce_qp *qp, struct sroce_hdrs *h,
 	h->bth.dest_qpn = qp->attr.dest_qp_num;
 	h->bth.psn = psn;
 	h->bth.ack_req = ack_req;
+}
+
+/*
+ * PSNs of a WQE are fixed the first time it goes out: a retransmission
+ * reuses them, so acknowledgements keep matching.
+ */
+static void sroce_swqe_assign_psns(struct sroce_qp *qp, struct sroce_swqe *swqe,
+				   u32 first, u32 pkts)
+{
+	swqe->first_psn = first;
+	swqe->last_psn = sroce_psn_add(first, pkts - 1);
+	swqe->psns_set = true;
+}
+
+static void sroce_req_advance_psn(struct sroce_qp *qp, u32 next)
+{
+	qp->req_psn = next;
+	if (sroce_psn_after(next, qp->req_psn_max))
+		qp->req_psn_max = next;
 }
 
 /* Build headers at skb->data; return the skb or NULL (try again later). */
@@ -225,15 +245,11 @@ static int sroce_req_data_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		return err;
 	}
 	if (first)
-		swqe->first_psn = psn;
+		sroce_swqe_assign_psns(qp, swqe, psn,
+				       sroce_swqe_pkts(qp, swqe->length));
 	swqe->sent += len;
-	if (last) {
-		swqe->last_psn = psn;
-		swqe->state = SROCE_SWQE_SENT;
-	} else {
-		swqe->state = SROCE_SWQE_SENDING;
-	}
-	qp->req_psn = sroce_psn_add(psn, 1);
+	swqe->state = last ? SROCE_SWQE_SENT : SROCE_SWQE_SENDING;
+	sroce_req_advance_psn(qp, sroce_psn_add(psn, 1));
 	sroce_pkt_xmit(qp, skb);
 	return 0;
 }
@@ -248,11 +264,9 @@ static int sroce_req_read_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	struct sk_buff *skb;
 
 	/* A READ owns one PSN per response packet, fixed when first sent. */
-	if (swqe->state == SROCE_SWQE_QUEUED) {
-		swqe->first_psn = qp->req_psn;
-		swqe->last_psn = sroce_psn_add(qp->req_psn,
-					       sroce_swqe_pkts(qp, swqe->length) - 1);
-	}
+	if (!swqe->psns_set)
+		sroce_swqe_assign_psns(qp, swqe, qp->req_psn,
+				       sroce_swqe_pkts(qp, swqe->length));
 	sroce_req_init_bth(qp, &h, SROCE_OP_READ_REQUEST,
 			   sroce_psn_add(swqe->first_psn, swqe->sent / qp->mtu), true);
 	h.reth.va = swqe->remote_addr + swqe->sent;
@@ -261,7 +275,7 @@ static int sroce_req_read_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	skb = sroce_req_build(&h);
 	if (!skb)
 		return -ENOMEM;
-	qp->req_psn = sroce_psn_add(swqe->last_psn, 1);
+	sroce_req_advance_psn(qp, sroce_psn_add(swqe->last_psn, 1));
 	swqe->state = SROCE_SWQE_SENT;
 	sroce_pkt_xmit(qp, skb);
 	return 0;
@@ -282,8 +296,9 @@ static int sroce_req_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	skb = sroce_req_build(&h);
 	if (!skb)
 		return -ENOMEM;
-	swqe->first_psn = swqe->last_psn = qp->req_psn;
-	qp->req_psn = sroce_psn_add(qp->req_psn, 1);
+	if (!swqe->psns_set)
+		sroce_swqe_assign_psns(qp, swqe, qp->req_psn, 1);
+	sroce_req_advance_psn(qp, sroce_psn_add(swqe->first_psn, 1));
 	swqe->state = SROCE_SWQE_SENT;
 	sroce_pkt_xmit(qp, skb);
 	return 0;
@@ -342,7 +357,7 @@ static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 			 * or, after a rewind, a READ answered in full: its
 			 * PSNs stay taken.
 			 */
-			if (swqe->status == IB_WC_SUCCESS)
+			if (swqe->psns_set)
 				qp->req_psn = sroce_psn_add(swqe->last_psn, 1);
 			qp->req_index++;
 			continue;
@@ -411,7 +426,7 @@ static struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index)
 static void sroce_swqe_rewind(struct sroce_qp *qp, struct sroce_swqe *swqe,
 			      u32 psn)
 {
-	if (swqe->state == SROCE_SWQE_QUEUED || swqe->state == SROCE_SWQE_DONE)
+	if (!swqe->psns_set || swqe->state == SROCE_SWQE_DONE)
 		return;
 	if (swqe->opcode == SROCE_WR_RDMA_READ) {
 		/* sent counts bytes received: ask for the rest. */
@@ -419,11 +434,11 @@ static void sroce_swqe_rewind(struct sroce_qp *qp, struct sroce_swqe *swqe,
 		swqe->state = SROCE_SWQE_SENDING;
 		return;
 	}
-	/* Only a PSN inside the message can resume it midway. */
+	/* Only a PSN inside what was sent can resume the message midway. */
 	if (sroce_wr_is_atomic(swqe->opcode) ||
 	    sroce_psn_before(psn, swqe->first_psn) ||
-	    (swqe->state == SROCE_SWQE_SENT && sroce_psn_after(psn, swqe->last_psn)) ||
-	    (swqe->state == SROCE_SWQE_SENDING && !sroce_psn_before(psn, qp->req_psn)))
+	    sroce_psn_after(psn, swqe->last_psn) ||
+	    sroce_psn_diff(psn, swqe->first_psn) * qp->mtu > swqe->sent)
 		psn = swqe->first_psn;
 	swqe->sent = sroce_psn_diff(psn, swqe->first_psn) * qp->mtu;
 	swqe->state = swqe->sent ? SROCE_SWQE_SENDING : SROCE_SWQE_QUEUED;

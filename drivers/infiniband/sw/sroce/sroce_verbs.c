@@ -132,6 +132,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.create_qp = sroce_create_qp,
 	.modify_qp = sroce_modify_qp,
 	.query_qp = sroce_query_qp,
+	.fill_res_qp_entry = sroce_fill_res_qp_entry,
 	.destroy_qp = sroce_destroy_qp,
 	.post_send = sroce_post_send,
 	.post_recv = sroce_post_recv,
