@@ -74,6 +74,7 @@ check_stock() {
 		step "module-$k" make -C "$TOP" --no-print-directory "module-$k"
 	done
 	step provider make -C "$TOP" --no-print-directory provider
+	step verbs-test make -C "$TOP/tests/verbs" --no-print-directory O="$TOP/build/verbs"
 	runner provider "$TOP/tests/provider/run.sh"
 	runner kunit "$TOP/tests/kunit/run.sh"
 	for k in $kernels; do
@@ -88,6 +89,7 @@ check_debug() {
 		record build debug-kernel FAIL "tests/kunit/kernel.sh absent"
 	fi
 	step provider make -C "$TOP" --no-print-directory provider
+	step verbs-test make -C "$TOP/tests/verbs" --no-print-directory O="$TOP/build/verbs"
 	vm_suite debug
 }
 

@@ -16,7 +16,7 @@
 # each round's actions reach the console as they happen. Longer runs need a
 # longer vm-run --timeout.
 . "$SROCE_TOP/tests/vm/lib.sh"
-. "$SROCE_TOP/tests/vm/pending/lib-rdma.bash"
+. "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
 FUZZ=$SROCE_TOP/build/verbs/sroce_ring_fuzz
 SEEDS="0x5eed1 0x5eed2"

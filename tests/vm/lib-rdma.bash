@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Helpers for the RC data-path scripts (tests/vm/pending/*.sh), sourced after
+# Helpers for the RC data-path scripts (tests/vm/tests/*.sh), sourced after
 # tests/vm/lib.sh inside the guest:
 #   . "$SROCE_TOP/tests/vm/lib.sh"
-#   . "$SROCE_TOP/tests/vm/pending/lib-rdma.bash"
+#   . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 #   rdma_setup "$@"
 #
 # Named .bash, not .sh, so that run-suite.sh never takes it for a test.
@@ -11,7 +11,7 @@
 # Provider: sroce (default: sroce0 on eth0 through $RDMAV_DRIVERS) or rxe
 # (rxe0 on eth0 through the system's librxe), chosen by the script's first
 # argument or $SROCE_TEST_PROVIDER:
-#   tests/vm/vm-run tests/vm/pending/loopback-send-bw.sh rxe
+#   tests/vm/vm-run tests/vm/tests/loopback-send-bw.sh rxe
 # rxe runs the same scripts against a working RDMA device: it proves the
 # scripts themselves while the sroce data path is being written.
 #

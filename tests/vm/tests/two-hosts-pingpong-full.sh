@@ -7,7 +7,7 @@
 # ibv_rc_pingpong across the link, every power of 4 from 1 B to 1 MiB,
 # 100 iterations, polling, on CQ events (-e) and with the new post-send API (-N).
 . "$SROCE_TOP/tests/vm/lib.sh"
-. "$SROCE_TOP/tests/vm/pending/lib-rdma.bash"
+. "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
 rdma_setup "$@"
 wait_peer 30

@@ -4,7 +4,7 @@
 # ibv_rc_pingpong on one device, polling, with -c (data checked):
 # 1 B, 64 B, 4 KiB, 64 KiB and 1 MiB messages (path MTU 1024).
 . "$SROCE_TOP/tests/vm/lib.sh"
-. "$SROCE_TOP/tests/vm/pending/lib-rdma.bash"
+. "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
 rdma_setup "$@"
 pingpong_sizes loopback 20 "$PINGPONG_SIZES"

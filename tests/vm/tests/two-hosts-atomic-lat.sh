@@ -6,7 +6,7 @@
 # RC ATOMIC latency for 8-byte atomics; the client must print a results table
 # with a row per size.
 . "$SROCE_TOP/tests/vm/lib.sh"
-. "$SROCE_TOP/tests/vm/pending/lib-rdma.bash"
+. "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
 rdma_setup "$@"
 wait_peer 30

@@ -5,7 +5,7 @@
 # 127.0.0.1): RC ATOMIC latency for 8-byte atomics; each run must print a results
 # table with a row per size.
 . "$SROCE_TOP/tests/vm/lib.sh"
-. "$SROCE_TOP/tests/vm/pending/lib-rdma.bash"
+. "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
 rdma_setup "$@"
 perftest_default loopback ib_atomic_lat lat

@@ -7,7 +7,7 @@
 # Every perftest RC tool with -a (2 B .. 8 MiB; atomics 8 B) across the link,
 # 20 iterations a size. check-full only.
 . "$SROCE_TOP/tests/vm/lib.sh"
-. "$SROCE_TOP/tests/vm/pending/lib-rdma.bash"
+. "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
 rdma_setup "$@"
 wait_peer 30

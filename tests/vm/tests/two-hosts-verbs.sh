@@ -8,7 +8,7 @@
 # its own half and reporting the other's.
 # Extra arguments after the provider go to the program (e.g. rxe --only 'read_*').
 . "$SROCE_TOP/tests/vm/lib.sh"
-. "$SROCE_TOP/tests/vm/pending/lib-rdma.bash"
+. "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
 require_verbs_test
 rdma_setup "${1:-}"

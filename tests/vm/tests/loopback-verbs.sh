@@ -6,7 +6,7 @@
 # both QP ends on one device, connected through its IPv4 RoCE v2 GID.
 # Extra arguments after the provider go to the program (e.g. rxe --only 'read_*').
 . "$SROCE_TOP/tests/vm/lib.sh"
-. "$SROCE_TOP/tests/vm/pending/lib-rdma.bash"
+. "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
 require_verbs_test
 rdma_setup "${1:-}"
