@@ -47,7 +47,7 @@ static void sroce_fill_device_attr(struct sroce_dev *sdev,
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_srq = SROCE_MAX_SRQ;
 	attr->max_srq_wr = SROCE_MAX_SRQ_WR;
-	attr->max_srq_sge = SROCE_MAX_SGE;
+	attr->max_srq_sge = SROCE_MAX_SRQ ? SROCE_MAX_SGE : 0;
 	attr->max_ah = SROCE_MAX_AH;
 	attr->max_pkeys = SROCE_PKEY_TABLE_LEN;
 	attr->local_ca_ack_delay = SROCE_LOCAL_CA_ACK_DELAY;
