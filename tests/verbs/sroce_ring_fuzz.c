@@ -53,7 +53,6 @@
 #define FZ_GEN_ROUNDS		25	/* rounds before the pair is rebuilt */
 #define FZ_TIMEOUT_S		240	/* the child's whole run */
 #define FZ_BUF_LEN		(64 * 1024)
-#define FZ_CQE			64
 #define FZ_MAX_MAPS		512
 #define FZ_LOG_LEN		1024
 #define FZ_WRID_FUZZ		0xf0220000000000ULL
@@ -174,6 +173,25 @@ static void fz_log(struct fz *z, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(z->sh->log + used, sizeof(z->sh->log) - used, fmt, ap);
 	va_end(ap);
+	/* As it happens: if the kernel goes down, the console shows how far we got. */
+	if (z->verbose) {
+		fputs(z->sh->log + used - !!used, stdout);
+		fflush(stdout);
+	}
+}
+
+/* A new entry of the log: a round, or the end of a generation. */
+static void fz_log_start(struct fz *z, const char *what, unsigned int n)
+{
+	z->sh->log[0] = '\0';
+	if (z->verbose)
+		printf("# %s %u gen %u: ", what, n, z->sh->gen);
+}
+
+static void fz_log_end(struct fz *z)
+{
+	if (z->verbose)
+		printf("\n");
 }
 
 static int fz_fatal(struct fz *z, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -402,14 +420,14 @@ static void fz_count(struct fz *z, int rc, const char *what)
 
 /* --- the pair ------------------------------------------------------------- */
 
-static int fz_cq(struct fz *z, struct ibv_comp_channel *ch, struct ibv_cq **cq,
+static int fz_cq(struct fz *z, int cqe, struct ibv_comp_channel *ch, struct ibv_cq **cq,
 		 struct fz_ring *r, const char *name)
 {
 	static struct fz_map before[FZ_MAX_MAPS], after[FZ_MAX_MAPS];
 	struct fz_map found[2];
 	int nb = fz_uverbs_maps(before, FZ_MAX_MAPS), na, n;
 
-	*cq = vt_cq(&z->t, FZ_CQE, ch);
+	*cq = vt_cq(&z->t, cqe, ch);
 	if (!*cq)
 		return fz_fatal(z, "%s", z->t.reason);
 	na = fz_uverbs_maps(after, FZ_MAX_MAPS);
@@ -514,6 +532,7 @@ static int fz_bufs(struct fz *z)
 /* A fresh generation: PD, buffers, A's CQs and QP (rings found), B. */
 static int fz_pair_up(struct fz *z)
 {
+	static const int cqes[] = { 1, 2, 64, 4096 };
 	struct fz_pair *p = &z->p;
 	struct vt_qp_opts ao, bo;
 
@@ -526,8 +545,9 @@ static int fz_pair_up(struct fz *z)
 		return fz_fatal(z, "%s", z->t.reason);
 	fz_nonblock(p->chan->fd);
 	fz_victim_opts(z, &ao);
-	if (fz_cq(z, NULL, &ao.scq, &p->scq, "send CQ") ||
-	    fz_cq(z, p->chan, &ao.rcq, &p->rcq, "recv CQ") || fz_victim_qp(z, &ao))
+	if (fz_cq(z, cqes[fz_below(z, 4)], NULL, &ao.scq, &p->scq, "send CQ") ||
+	    fz_cq(z, cqes[fz_below(z, 4)], p->chan, &ao.rcq, &p->rcq, "recv CQ") ||
+	    fz_victim_qp(z, &ao))
 		return -1;
 	vt_qp_opts_init(&z->t, &bo);
 	bo.timeout = 8;
@@ -1075,7 +1095,7 @@ static void fz_round(struct fz *z, unsigned int round)
 
 	z->rng = z->seed ^ (0xd1b54a32d192ed03ULL * (round + 1));
 	z->sh->round = round;
-	z->sh->log[0] = '\0';
+	fz_log_start(z, "round", round);
 	if (fz_chance(z, 40) &&
 	    (fz_state(z->p.a.qp) != IBV_QPS_RTS || fz_state(z->p.b.qp) != IBV_QPS_RTS)) {
 		fz_log(z, "revive");
@@ -1088,8 +1108,7 @@ static void fz_round(struct fz *z, unsigned int round)
 	fz_poll_all(z);
 	fz_drain_comp(z);
 	fz_drain_async(z);
-	if (z->verbose)
-		printf("# round %u gen %u: %s\n", round, z->sh->gen, z->sh->log);
+	fz_log_end(z);
 }
 
 /* --- mappings: the rules, and a mapping that outlives its ring ------- */
@@ -1198,17 +1217,18 @@ static int fz_generation(struct fz *z, unsigned int *round)
 	z->t.rng = fz_rand(z);
 	if (fz_pair_up(z))
 		return -1;
-	printf("# gen %u (round %u): SQ %u x %u B, RQ %u x %u B, CQs %u, A qpn %u, B qpn %u\n",
+	printf("# gen %u (round %u): SQ %u x %u B, RQ %u x %u B, CQs %u and %u, A qpn %u, B qpn %u\n",
 	       z->sh->gen, *round, z->p.sq.depth, z->p.sq.stride, z->p.rq.depth, z->p.rq.stride,
-	       z->p.scq.depth, z->p.a.qp->qp_num, z->p.b.qp->qp_num);
+	       z->p.scq.depth, z->p.rcq.depth, z->p.a.qp->qp_num, z->p.b.qp->qp_num);
 	if (z->sh->gen == 0)
 		fz_mmap_rules(z);
 	for (i = 0; i < z->gen_rounds && *round < z->rounds; i++)
 		fz_round(z, (*round)++);
 	z->rng = z->seed ^ (0x4f1bbcdcbfa53e0bULL * (z->sh->gen + 1));
-	z->sh->log[0] = '\0';
+	fz_log_start(z, "end of round", *round - 1);
 	if (*round >= z->rounds) {
 		fz_log(z, "exit with transfers under way");
+		fz_log_end(z);
 		fz_burst(z);
 		return 0;	/* the last generation is left to process exit */
 	}
@@ -1219,6 +1239,7 @@ static int fz_generation(struct fz *z, unsigned int *round)
 	fz_log(z, "writing to ring mappings kept past destroy");
 	fz_kept_check(z, &ksq, "SQ");
 	fz_kept_check(z, &krq, "RQ");
+	fz_log_end(z);
 	return 0;
 }
 
@@ -1383,6 +1404,8 @@ static void fz_report_child(struct fz *z, struct fz_watch *w, unsigned int *tall
 	const struct fz_shared *sh = z->sh;
 	bool ok = w->exited && WIFEXITED(w->status) && !WEXITSTATUS(w->status) && sh->done;
 
+	if (!ok && z->verbose)
+		printf("\n");	/* the child may have died in the middle of a line */
 	if (ok)
 		fz_tap(tally, true, "fuzz", "%u rounds in %u generations, seed %#llx", z->rounds,
 		       sh->gen, (unsigned long long)z->seed);
