@@ -1368,6 +1368,31 @@ static void fz_reap(struct fz_watch *w, int wait_s)
 	}
 }
 
+/* Seconds since boot: lines up with the kernel log's timestamps. */
+static double fz_uptime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A bystander transfer failed: the QPs' states and the kernel's view of every QP. */
+static void fz_show_bystander(struct fz_honest *h)
+{
+	char line[512];
+	FILE *f;
+
+	printf("# bystander failed at uptime %.3f s: A qpn %u state %d, B qpn %u state %d\n",
+	       fz_uptime(), h->a.qp->qp_num, fz_state(h->a.qp), h->b.qp->qp_num, fz_state(h->b.qp));
+	f = popen("rdma resource show qp -dd 2>&1", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		printf("# %s", line);
+	pclose(f);
+}
+
 /* Move data on the bystander pair until the child is done or overdue. */
 static void fz_watch(struct vt *t, struct fz_honest *h, struct fz_watch *w, int timeout_s)
 {
@@ -1390,9 +1415,11 @@ static void fz_watch(struct vt *t, struct fz_honest *h, struct fz_watch *w, int 
 			uint32_t len = 1 + splitmix(&rng) % (FZ_BUF_LEN - 64);
 
 			if (fz_transfer(t, h, w->transfers & 1 ? IBV_WR_RDMA_WRITE : IBV_WR_SEND, len,
-					splitmix(&rng)))
-				snprintf(w->bystander, sizeof(w->bystander), "transfer %u: %s",
-					 w->transfers, t->reason);
+					splitmix(&rng))) {
+				snprintf(w->bystander, sizeof(w->bystander), "transfer %u (%u B): %s",
+					 w->transfers, len, t->reason);
+				fz_show_bystander(h);
+			}
 			w->transfers++;
 		}
 		usleep(20 * 1000);
@@ -1466,11 +1493,14 @@ static int fz_parent(struct fz *z, pid_t pid, int timeout_s)
 	}
 	if (fz_honest_up(&t, &h))
 		snprintf(w.bystander, sizeof(w.bystander), "setup: %s", t.reason);
+	else
+		printf("# bystander: qpn %u -> qpn %u\n", h.a.qp->qp_num, h.b.qp->qp_num);
 	fz_watch(&t, &h, &w, timeout_s);
 	fz_report_child(z, &w, tally);
 	fz_tap(tally, !w.bystander[0], "bystander", "%s%s", w.bystander,
 	       w.bystander[0] ? "" : "another process's pair moved data byte-exact throughout");
 	printf("# bystander: %u transfers\n", w.transfers);
+	t.reason[0] = '\0';
 	vt_cleanup(&t);
 	if (t.reason[0])
 		fz_tap(tally, false, "bystander_teardown", "%s", t.reason);
