@@ -1385,7 +1385,7 @@ static void fz_show_bystander(struct fz_honest *h)
 
 	printf("# bystander failed at uptime %.3f s: A qpn %u state %d, B qpn %u state %d\n",
 	       fz_uptime(), h->a.qp->qp_num, fz_state(h->a.qp), h->b.qp->qp_num, fz_state(h->b.qp));
-	f = popen("rdma resource show qp -dd 2>&1", "r");
+	f = popen("rdma -dd resource show qp 2>&1", "r");
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f))
