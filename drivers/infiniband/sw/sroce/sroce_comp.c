@@ -76,7 +76,7 @@ void sroce_complete_swqe_locked(struct sroce_qp *qp, struct sroce_swqe *swqe)
 void sroce_comp_advance_locked(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
-	while (qp->comp_index != qp->req_index) {
+	while (qp->comp_index != qp->sq.index) {
 		struct sroce_swqe *swqe =
 			&qp->swqes[qp->comp_index & (qp->sq.depth - 1)];
 
@@ -90,6 +90,12 @@ void sroce_comp_advance_locked(struct sroce_qp *qp)
 			sroce_qp_error_locked(qp);
 			return;
 		}
+	}
+	/* Completed past a rewound requester: it resumes after them. */
+	if ((s32)(qp->comp_index - qp->req_index) > 0) {
+		qp->req_index = qp->comp_index;
+		if (sroce_psn_before(qp->req_psn, qp->comp_psn))
+			qp->req_psn = qp->comp_psn;
 	}
 }
 
@@ -128,7 +134,11 @@ static void sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
 {
 	u32 next = sroce_psn_add(psn, 1), i;
 
-	for (i = qp->comp_index; i != qp->req_index; i++) {
+	/*
+	 * Up to every WQE that ever went out, not just to req_index: after a
+	 * rewind, WQEs past req_index may be acknowledged already.
+	 */
+	for (i = qp->comp_index; i != qp->sq.index; i++) {
 		struct sroce_swqe *swqe = &qp->swqes[i & (qp->sq.depth - 1)];
 
 		if (swqe->state == SROCE_SWQE_DONE)
@@ -177,11 +187,11 @@ static struct sroce_swqe *sroce_comp_first_unfinished(struct sroce_qp *qp)
 {
 	u32 i;
 
-	for (i = qp->comp_index; i != qp->req_index; i++) {
+	for (i = qp->comp_index; i != qp->sq.index; i++) {
 		struct sroce_swqe *swqe = &qp->swqes[i & (qp->sq.depth - 1)];
 
 		if (swqe->state != SROCE_SWQE_DONE)
-			return swqe;
+			return swqe->psns_set ? swqe : NULL;
 	}
 	return NULL;
 }
