@@ -314,23 +314,15 @@ static void sroce_qp_apply_attr(struct sroce_qp *qp, const struct ib_qp_attr *at
 		qp->attr.en_sqd_async_notify = attr->en_sqd_async_notify;
 }
 
-/* RESET forgets all work: posted WQEs are dropped without completions. */
-static void sroce_qp_discard_posted(struct sroce_queue *q)
-{
-	int avail = sroce_queue_available(q);
-
-	if (avail > 0)
-		sroce_queue_consume(q, avail);
-}
-
 static void sroce_qp_reset_locked(struct sroce_qp *qp)
 {
 	WRITE_ONCE(qp->rq.hdr->flags, 0);
 	del_timer(&qp->retry_timer);
 	sroce_resp_reset_locked(qp);
 	qp->rwqe_valid = false;
-	sroce_qp_discard_posted(&qp->sq);
-	sroce_qp_discard_posted(&qp->rq);
+	/* RESET forgets all work: posted WQEs go without completions. */
+	sroce_queue_discard_all(&qp->sq);
+	sroce_queue_discard_all(&qp->rq);
 	qp->comp_index = qp->req_index = qp->sq.index;
 	qp->rd_outstanding = 0;
 	qp->rnr_wait = false;

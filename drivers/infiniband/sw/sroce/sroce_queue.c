@@ -172,6 +172,17 @@ void sroce_queue_consume(struct sroce_queue *q, u32 n)
 }
 
 /*
+ * Consumer side, for RESET: drop everything published, whatever the
+ * producer index says - even one no valid producer could have written, so
+ * a process can always start its QP over.
+ */
+void sroce_queue_discard_all(struct sroce_queue *q)
+{
+	q->index = smp_load_acquire(&q->hdr->producer);
+	smp_store_release(&q->hdr->consumer, q->index);
+}
+
+/*
  * Producer step. A consumer index that claims more than we produced, or
  * further behind than the ring holds, is impossible; it makes the ring look
  * full, so a hostile process only loses its own completions.

@@ -55,6 +55,8 @@ static inline void *sroce_queue_slot(struct sroce_queue *q, u32 index)
 int sroce_queue_available(struct sroce_queue *q);
 /* Consumer side: we are done with @n entries; publish our new index. */
 void sroce_queue_consume(struct sroce_queue *q, u32 n);
+/* Consumer side: skip to the producer's index, for QP RESET. */
+void sroce_queue_discard_all(struct sroce_queue *q);
 
 /*
  * Producer side (CQ): the slot to fill next, or NULL when the consumer has
