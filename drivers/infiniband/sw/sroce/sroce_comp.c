@@ -147,9 +147,7 @@ static void sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
 		 * READs and ATOMICs complete with their own responses, and
 		 * nothing past their first missing response is acknowledged.
 		 */
-		if (swqe->opcode == SROCE_WR_RDMA_READ ||
-		    swqe->opcode == SROCE_WR_ATOMIC_CMP_AND_SWP ||
-		    swqe->opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD) {
+		if (sroce_wr_is_rd_atomic(swqe->opcode)) {
 			u32 missing = sroce_psn_add(swqe->first_psn,
 						    swqe->sent / qp->mtu);
 
@@ -289,8 +287,7 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp, const struct sroce_hdrs *
 	int err;
 
 	if (!swqe || swqe->state == SROCE_SWQE_DONE ||
-	    (swqe->opcode != SROCE_WR_ATOMIC_CMP_AND_SWP &&
-	     swqe->opcode != SROCE_WR_ATOMIC_FETCH_AND_ADD))
+	    !sroce_wr_is_atomic(swqe->opcode))
 		return;
 	sroce_comp_ack_upto(qp, sroce_psn_add(h->bth.psn, SROCE_PSN_MASK));
 	if (sroce_comp_first_unfinished(qp) != swqe) {

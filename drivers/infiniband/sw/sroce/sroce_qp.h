@@ -196,6 +196,20 @@ struct sroce_qp {
 	u32 resp_last_flags;
 };
 
+/* READs and ATOMICs: answered by their own responses, limited by ORD. */
+static inline bool sroce_wr_is_rd_atomic(u32 opcode)
+{
+	return opcode == SROCE_WR_RDMA_READ ||
+	       opcode == SROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static inline bool sroce_wr_is_atomic(u32 opcode)
+{
+	return opcode == SROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
 /* A WQE that cannot run or failed: it completes in error in its turn. */
 static inline void sroce_swqe_fail(struct sroce_swqe *swqe,
 				   enum ib_wc_status status)

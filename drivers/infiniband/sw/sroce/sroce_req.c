@@ -39,19 +39,6 @@ static const struct {
 					   SROCE_OP_WRITE_ONLY_IMM },
 };
 
-static bool sroce_wr_is_rd_atomic(u32 opcode)
-{
-	return opcode == SROCE_WR_RDMA_READ ||
-	       opcode == SROCE_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-static bool sroce_wr_is_atomic(u32 opcode)
-{
-	return opcode == SROCE_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 static bool sroce_wr_opcode_supported(u32 opcode)
 {
 	return opcode < ARRAY_SIZE(sroce_req_opcodes) ||
