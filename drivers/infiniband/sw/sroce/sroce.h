@@ -12,6 +12,8 @@
 #include "sroce_mr.h"
 #include "sroce_tx.h"
 
+struct sroce_stats;
+
 /**
  * struct sroce_dev - one sroce ib_device bound to one Ethernet netdev
  * @ib_dev: the ib_core device; first, ib_alloc_device() requires it
@@ -26,6 +28,7 @@
  * @mr_table: registered memory regions by key
  * @tx: the transmit thread and the QPs it serves
  * @net_ref: holds a reference on the shared RoCEv2 sockets
+ * @stats: per-CPU protocol counters (sroce_stats.h), lock-free
  */
 struct sroce_dev {
 	struct ib_device ib_dev;
@@ -38,6 +41,7 @@ struct sroce_dev {
 	struct sroce_mr_table mr_table;
 	struct sroce_tx tx;
 	bool net_ref;
+	struct sroce_stats __percpu *stats;
 };
 
 struct sroce_ucontext {

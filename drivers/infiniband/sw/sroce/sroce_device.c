@@ -24,6 +24,7 @@
 #include "sroce_caps.h"
 #include "sroce_devlist.h"
 #include "sroce_net.h"
+#include "sroce_stats.h"
 
 /* Protects sroce_devices and each device's reported_port_state. */
 DEFINE_MUTEX(sroce_devices_lock);
@@ -132,7 +133,7 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	sdev->ndev = ndev;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	sroce_dev_init_ibdev(sdev);
-	if (sroce_mr_table_init(sdev)) {
+	if (sroce_mr_table_init(sdev) || sroce_stats_init(sdev)) {
 		/* Runs sroce_dev_dealloc(), which drops the netdev. */
 		ib_dealloc_device(&sdev->ib_dev);
 		return NULL;
@@ -233,6 +234,7 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
 	if (sdev->net_ref)
 		sroce_net_put();
 	sroce_mr_table_destroy(sdev);
+	sroce_stats_free(sdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	sdev->ndev = NULL;
 }

@@ -35,6 +35,7 @@
 #include "sroce_net.h"
 #include "sroce_proto.h"
 #include "sroce_qp.h"
+#include "sroce_stats.h"
 
 /* The sockets exist while at least one device does; sroce_net_lock. */
 static DEFINE_MUTEX(sroce_net_lock);
@@ -69,20 +70,29 @@ static bool sroce_rcv_icrc_ok(struct sk_buff *skb)
 
 static void sroce_rcv(struct sk_buff *skb)
 {
+	enum sroce_stat reason = SROCE_STAT_RCVD_MALFORMED;
 	struct sroce_hdrs h;
 	unsigned int udp_len;
 	struct sroce_qp *qp;
 	const u8 *bth;
 
-	if (sroce_rcv_prepare(skb, &udp_len) || !sroce_rcv_icrc_ok(skb))
+	if (sroce_rcv_prepare(skb, &udp_len))
 		goto drop;
+	if (!sroce_rcv_icrc_ok(skb)) {
+		reason = SROCE_STAT_ICRC_ERRORS;
+		goto drop;
+	}
 	bth = skb->data + sizeof(struct udphdr);
 	if (sroce_hdrs_parse(bth, udp_len, &h))
 		goto drop;
 
 	qp = sroce_qp_get(h.bth.dest_qpn);
-	if (!qp)
+	if (!qp) {
+		reason = SROCE_STAT_RCVD_UNKNOWN_QPN;
 		goto drop;
+	}
+	sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_PKTS);
+	sroce_stat_add(qp->sdev, SROCE_STAT_RCVD_BYTES, udp_len);
 	if (h.op->flags & SROCE_OPF_REQUEST)
 		sroce_resp_rcv(qp, &h, bth + h.op->hdr_len);
 	else
@@ -91,6 +101,7 @@ static void sroce_rcv(struct sk_buff *skb)
 	consume_skb(skb);
 	return;
 drop:
+	sroce_stat_drop_skb(skb, reason);
 	kfree_skb(skb);
 }
 
@@ -324,6 +335,21 @@ static int sroce_xmit_ipv6(struct sk_buff *skb, const struct sroce_av *av)
 	return ip6_local_out(av->net, skb->sk, skb);
 }
 
+/*
+ * A packet the stack accepted counts as sent; congestion notification
+ * (NET_XMIT_CN) means it was queued, anything else that it was refused.
+ */
+static void sroce_pkt_xmit_count(struct sroce_dev *sdev, unsigned int bytes,
+				 int err)
+{
+	if (net_xmit_eval(err)) {
+		sroce_stat_inc(sdev, SROCE_STAT_SEND_ERR);
+		return;
+	}
+	sroce_stat_inc(sdev, SROCE_STAT_SENT_PKTS);
+	sroce_stat_add(sdev, SROCE_STAT_SENT_BYTES, bytes);
+}
+
 /**
  * sroce_pkt_xmit - add UDP and IP headers and the ICRC, then send
  * @qp: sender; its address vector says where
@@ -335,6 +361,8 @@ static int sroce_xmit_ipv6(struct sk_buff *skb, const struct sroce_av *av)
 int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	const struct sroce_av *av = &qp->av;
+	unsigned int udp_payload = skb->len;
+	int err;
 
 	sroce_push_udp(skb, htons(qp->src_port));
 	if (av->family == AF_INET)
@@ -345,6 +373,9 @@ int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 	skb->ignore_df = 1;
 
 	if (av->family == AF_INET)
-		return sroce_xmit_ipv4(skb, av);
-	return sroce_xmit_ipv6(skb, av);
+		err = sroce_xmit_ipv4(skb, av);
+	else
+		err = sroce_xmit_ipv6(skb, av);
+	sroce_pkt_xmit_count(qp->sdev, udp_payload, err);
+	return err;
 }

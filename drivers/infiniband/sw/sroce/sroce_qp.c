@@ -22,6 +22,7 @@
 #include "sroce_proto.h"
 #include "sroce_psn.h"
 #include "sroce_qp.h"
+#include "sroce_stats.h"
 #include "sroce_tx.h"
 
 /* QPN -> struct sroce_qp; RCU lookups, xa_lock for updates. */
@@ -498,6 +499,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
+	sroce_stat_inc(qp->sdev, SROCE_STAT_DOORBELLS);
 	if (sroce_req_run(qp))
 		sroce_tx_kick(qp->sdev);
 	return 0;

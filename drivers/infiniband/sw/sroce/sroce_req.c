@@ -15,6 +15,7 @@
 #include "sroce_psn.h"
 #include "sroce_qp.h"
 #include "sroce_sge.h"
+#include "sroce_stats.h"
 
 /* Packets in flight per QP, and packets per QP per transmit pass. */
 #define SROCE_REQ_WINDOW	256
@@ -116,10 +117,22 @@ static int sroce_swqe_fetch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	return sroce_swqe_copy_sges(qp, swqe, wqe, hdr.num_sge);
 }
 
+/*
+ * doorbells_elided: WQEs the transmit thread picked up from the ring while
+ * polling, so the process needed no syscall for them. WQEs fetched inside
+ * a doorbell (sroce_post_send) are not counted.
+ */
+static void sroce_sq_count_fetched(struct sroce_qp *qp, u32 fetched)
+{
+	if (fetched && current == qp->sdev->tx.thread)
+		sroce_stat_add(qp->sdev, SROCE_STAT_DOORBELLS_ELIDED, fetched);
+}
+
 /* Pull newly posted WQEs, never more than the SQ can have outstanding. */
 static void sroce_sq_fetch_locked(struct sroce_qp *qp)
 {
 	int avail = sroce_queue_available(&qp->sq);
+	u32 first = qp->sq.index;
 
 	if (avail < 0) {
 		pr_warn_ratelimited("QP %u: corrupt send queue index, QP to error\n",
@@ -136,6 +149,7 @@ static void sroce_sq_fetch_locked(struct sroce_qp *qp)
 			sroce_swqe_fail(swqe, IB_WC_LOC_QP_OP_ERR);
 		sroce_queue_consume(&qp->sq, 1);
 	}
+	sroce_sq_count_fetched(qp, qp->sq.index - first);
 }
 
 static void sroce_req_init_bth(struct sroce_qp *qp, struct sroce_hdrs *h,

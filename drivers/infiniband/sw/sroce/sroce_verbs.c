@@ -20,6 +20,7 @@
 #include "sroce_cq.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
+#include "sroce_stats.h"
 
 static void sroce_fill_device_attr(struct sroce_dev *sdev,
 				   struct ib_device_attr *attr)
@@ -123,6 +124,8 @@ const struct ib_device_ops sroce_dev_ops = {
 	.query_pkey = sroce_query_pkey,
 	.get_port_immutable = sroce_get_port_immutable,
 	.get_link_layer = sroce_get_link_layer,
+	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	.get_hw_stats = sroce_get_hw_stats,
 
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.dealloc_ucontext = sroce_dealloc_ucontext,

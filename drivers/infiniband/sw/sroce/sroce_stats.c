@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce_stats.c - per-device counters and their ib_core hw_stats view.
+ */
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+#include <net/addrconf.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce.h"
+#include "sroce_stats.h"
+
+/* The names ib_core shows; Documentation/counters.md explains each. */
+static const struct rdma_stat_desc sroce_stat_descs[SROCE_NUM_STATS] = {
+	[SROCE_STAT_SENT_PKTS].name = "sent_pkts",
+	[SROCE_STAT_RCVD_PKTS].name = "rcvd_pkts",
+	[SROCE_STAT_SENT_BYTES].name = "sent_bytes",
+	[SROCE_STAT_RCVD_BYTES].name = "rcvd_bytes",
+	[SROCE_STAT_RETRANSMITTED_PKTS].name = "retransmitted_pkts",
+	[SROCE_STAT_DUPLICATE_REQUEST].name = "duplicate_request",
+	[SROCE_STAT_OUT_OF_SEQUENCE].name = "out_of_sequence",
+	[SROCE_STAT_RCVD_SEQ_ERR].name = "rcvd_seq_err",
+	[SROCE_STAT_SEND_RNR_ERR].name = "send_rnr_err",
+	[SROCE_STAT_RCVD_RNR_ERR].name = "rcvd_rnr_err",
+	[SROCE_STAT_COMPLETER_RETRY_ERR].name = "completer_retry_err",
+	[SROCE_STAT_RETRY_EXCEEDED_ERR].name = "retry_exceeded_err",
+	[SROCE_STAT_RETRY_RNR_EXCEEDED_ERR].name = "retry_rnr_exceeded_err",
+	[SROCE_STAT_SENT_NAK_ACCESS].name = "sent_nak_access",
+	[SROCE_STAT_RCVD_NAK_ACCESS].name = "rcvd_nak_access",
+	[SROCE_STAT_SENT_NAK_INV_REQ].name = "sent_nak_inv_req",
+	[SROCE_STAT_RCVD_NAK_INV_REQ].name = "rcvd_nak_inv_req",
+	[SROCE_STAT_ICRC_ERRORS].name = "icrc_errors",
+	[SROCE_STAT_RCVD_MALFORMED].name = "rcvd_malformed",
+	[SROCE_STAT_RCVD_UNKNOWN_QPN].name = "rcvd_unknown_qpn",
+	[SROCE_STAT_RCVD_BAD_PKEY].name = "rcvd_bad_pkey",
+	[SROCE_STAT_RCVD_DROPPED].name = "rcvd_dropped",
+	[SROCE_STAT_ACK_COALESCED].name = "ack_coalesced",
+	[SROCE_STAT_LINK_DOWNED].name = "link_downed",
+	[SROCE_STAT_DOORBELLS].name = "doorbells",
+	[SROCE_STAT_DOORBELLS_ELIDED].name = "doorbells_elided",
+	[SROCE_STAT_SEND_ERR].name = "send_err",
+};
+
+const char *sroce_stat_name(enum sroce_stat s)
+{
+	return s < SROCE_NUM_STATS ? sroce_stat_descs[s].name : NULL;
+}
+
+int sroce_stats_init(struct sroce_dev *sdev)
+{
+	sdev->stats = alloc_percpu(struct sroce_stats);
+	return sdev->stats ? 0 : -ENOMEM;
+}
+
+void sroce_stats_free(struct sroce_dev *sdev)
+{
+	free_percpu(sdev->stats);
+	sdev->stats = NULL;
+}
+
+/* Sum over every CPU that may ever have counted; u64 loads do not tear. */
+u64 sroce_stat_read(struct sroce_dev *sdev, enum sroce_stat s)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(sdev->stats, cpu)->v[s]);
+	return sum;
+}
+
+/*
+ * The netdev a packet arrived for. Packets between two addresses of this
+ * host arrive on the loopback device; the owner of their destination
+ * address is then the device they were sent to. Caller holds RCU.
+ */
+static struct net_device *sroce_rcv_netdev(struct sk_buff *skb)
+{
+	struct net_device *ndev = skb->dev;
+
+	if (!ndev || !(ndev->flags & IFF_LOOPBACK))
+		return ndev;
+	if (ip_hdr(skb)->version == 4)
+		return __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr, false);
+	if (IS_ENABLED(CONFIG_IPV6))
+		return ipv6_dev_find(dev_net(ndev), &ipv6_hdr(skb)->daddr, NULL);
+	return NULL;
+}
+
+static bool sroce_ibdev_is_ours(struct ib_device *ibdev)
+{
+	return ibdev->ops.dealloc_driver == sroce_dev_dealloc;
+}
+
+/**
+ * sroce_stat_drop_skb - count a received packet dropped before its QP is known
+ * @skb: the packet, network header set
+ * @reason: the counter saying why, besides rcvd_dropped
+ *
+ * Softirq. The device is found from the netdev the packet arrived on; a
+ * packet that belongs to no sroce device is not counted anywhere.
+ */
+void sroce_stat_drop_skb(struct sk_buff *skb, enum sroce_stat reason)
+{
+	struct net_device *ndev;
+	struct ib_device *ibdev = NULL;
+
+	rcu_read_lock();
+	ndev = sroce_rcv_netdev(skb);
+	if (ndev)
+		ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
+	rcu_read_unlock();
+	if (!ibdev)
+		return;
+	if (sroce_ibdev_is_ours(ibdev))
+		sroce_stat_drop(to_sdev(ibdev), reason);
+	ib_device_put(ibdev);
+}
+
+/* ib_device_ops.alloc_hw_port_stats: the counter set of port 1. */
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num)
+{
+	return rdma_alloc_hw_stats_struct(sroce_stat_descs, SROCE_NUM_STATS,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+/* ib_device_ops.get_hw_stats: refresh every value; ib_core caches them. */
+int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port_num, int index)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	int s;
+
+	for (s = 0; s < SROCE_NUM_STATS; s++)
+		stats->value[s] = sroce_stat_read(sdev, s);
+	return SROCE_NUM_STATS;
+}
