@@ -36,6 +36,7 @@ struct sroce_swqe;
 /* sroce_req.c */
 bool sroce_req_run(struct sroce_qp *qp);
 void sroce_req_rewind_locked(struct sroce_qp *qp, u32 psn);
+void sroce_req_resume_at_comp_locked(struct sroce_qp *qp);
 void sroce_sq_flush_locked(struct sroce_qp *qp);
 
 /* sroce_comp.c */

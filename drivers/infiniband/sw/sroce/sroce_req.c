@@ -479,6 +479,28 @@ void sroce_req_rewind_locked(struct sroce_qp *qp, u32 psn)
 }
 
 /**
+ * sroce_req_resume_at_comp_locked - the completer overtook the requester
+ * @qp: the QP; qp->lock held
+ *
+ * After a rewind, late ACKs can complete WQEs the requester is about to
+ * send again. It then resumes at the oldest WQE not completed, at a PSN
+ * that matches that WQE's data offset: the PSNs of a WQE sent before stay
+ * what they were, whatever the ACK covered of it.
+ */
+void sroce_req_resume_at_comp_locked(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->req_index = qp->comp_index;
+	if (qp->comp_index != qp->sq.index &&
+	    sroce_swqe_at(qp, qp->comp_index)->psns_set) {
+		sroce_swqe_rewind(qp, sroce_swqe_at(qp, qp->comp_index), qp->comp_psn);
+		return;
+	}
+	if (sroce_psn_before(qp->req_psn, qp->comp_psn))
+		qp->req_psn = qp->comp_psn;
+}
+
+/**
  * sroce_req_run - one transmit pass over a QP
  * @qp: the QP; takes qp->lock
  *
