@@ -8,6 +8,7 @@
 #     vm-<KVER>\t<test>\t<PASS|FAIL|SKIP>\t<detail>
 # Script header lines read here:
 #     # hosts: 2        two linked guests (default 1)
+#     # cpus: 2         vCPUs per guest (default 1)
 #     # timeout: SEC    instead of 300
 #     # full-only       only with --full (make check-full)
 set -uo pipefail
@@ -58,7 +59,7 @@ test_path() {
 }
 
 run_one() {
-	local path=$1 name hosts timeout detail_file rc verdict detail
+	local path=$1 name hosts cpus timeout detail_file rc verdict detail
 
 	name=$(basename "$path" .sh)
 	if head -n 20 "$path" | grep -q '^# full-only' && [ "$FULL" = 0 ]; then
@@ -66,8 +67,9 @@ run_one() {
 		return
 	fi
 	hosts=$(header "$path" hosts); timeout=$(header "$path" timeout)
+	cpus=$(header "$path" cpus)
 	detail_file=$(mktemp)
-	"$HERE/vm-run" --kernel "$KERNEL" --hosts "${hosts:-1}" --timeout "${timeout:-300}" \
+	"$HERE/vm-run" --kernel "$KERNEL" --hosts "${hosts:-1}" --cpus "${cpus:-1}" --timeout "${timeout:-300}" \
 		--detail-file "$detail_file" "$path"
 	rc=$?
 	detail=$(head -n 1 "$detail_file" 2>/dev/null | tr '\t' ' ')

@@ -17,6 +17,7 @@
 #include "sroce_psn.h"
 #include "sroce_qp.h"
 #include "sroce_sge.h"
+#include "sroce_stats.h"
 
 /* IBA table 45: RNR NAK timer field -> microseconds. */
 static const u32 sroce_rnr_usecs[32] = {
@@ -217,7 +218,9 @@ static void sroce_comp_fail_at(struct sroce_qp *qp, u32 psn,
 
 static void sroce_comp_rnr_nak(struct sroce_qp *qp, u32 psn, u8 timer)
 {
+	sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_RNR_ERR);
 	if (!qp->rnr_retry_left) {
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RETRY_RNR_EXCEEDED_ERR);
 		sroce_comp_fail_at(qp, psn, IB_WC_RNR_RETRY_EXC_ERR);
 		return;
 	}
@@ -229,8 +232,24 @@ static void sroce_comp_rnr_nak(struct sroce_qp *qp, u32 psn, u8 timer)
 		  jiffies + max(usecs_to_jiffies(sroce_rnr_usecs[timer]), 1UL));
 }
 
+static void sroce_comp_count_nak(struct sroce_qp *qp, u8 code)
+{
+	switch (code) {
+	case SROCE_NAK_PSN_SEQ_ERROR:
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_SEQ_ERR);
+		break;
+	case SROCE_NAK_INVALID_REQUEST:
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_NAK_INV_REQ);
+		break;
+	case SROCE_NAK_REMOTE_ACCESS:
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_NAK_ACCESS);
+		break;
+	}
+}
+
 static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 {
+	sroce_comp_count_nak(qp, code);
 	switch (code) {
 	case SROCE_NAK_PSN_SEQ_ERROR:
 		sroce_req_rewind_locked(qp, psn);
@@ -352,11 +371,15 @@ void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 {
 	u32 flags = h->op->flags;
 
-	if ((h->bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC)
+	if ((h->bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC) {
+		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_MALFORMED);
 		return;
+	}
 	spin_lock_bh(&qp->lock);
-	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
+		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_UNKNOWN_QPN);
 		goto out;
+	}
 	if (flags & SROCE_OPF_READ)
 		sroce_comp_read_response(qp, h, payload);
 	else if (flags & SROCE_OPF_ATOMIC)
@@ -382,7 +405,9 @@ static void sroce_comp_timeout_locked(struct sroce_qp *qp)
 	/* After a rewind nothing may be in flight yet: still retry. */
 	if (!sroce_comp_oldest(qp) || qp->comp_psn == qp->req_psn_max)
 		return;
+	sroce_stat_inc(qp->sdev, SROCE_STAT_COMPLETER_RETRY_ERR);
 	if (!qp->retry_left) {
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RETRY_EXCEEDED_ERR);
 		sroce_comp_fail_at(qp, qp->comp_psn, IB_WC_RETRY_EXC_ERR);
 		sroce_comp_advance_locked(qp);
 		return;

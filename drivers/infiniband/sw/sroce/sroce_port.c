@@ -15,6 +15,7 @@
 #include "sroce.h"
 #include "sroce_caps.h"
 #include "sroce_devlist.h"
+#include "sroce_stats.h"
 
 /**
  * sroce_mtu_for_netdev_mtu - the IB path MTU a netdev MTU can carry
@@ -73,6 +74,8 @@ void sroce_port_report_state(struct sroce_dev *sdev)
 	lockdep_assert_held(&sroce_devices_lock);
 	if (state == sdev->reported_port_state)
 		return;
+	if (sdev->reported_port_state == IB_PORT_ACTIVE)
+		sroce_stat_inc(sdev, SROCE_STAT_LINK_DOWNED);
 	sdev->reported_port_state = state;
 
 	event.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :

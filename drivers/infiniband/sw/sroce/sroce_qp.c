@@ -513,8 +513,9 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 }
 
 /*
- * `rdma resource show qp -dd`: the protocol state behind the standard
- * fields, for diagnosing a QP that does not move.
+ * `rdma -dd resource show qp`: the protocol state behind the standard
+ * fields, for diagnosing a QP that does not move. The tool prints driver
+ * attributes only from inside an RDMA_NLDEV_ATTR_DRIVER nest.
  */
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
@@ -523,6 +524,7 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 		const char *name;
 		u32 value;
 	} fields[9];
+	struct nlattr *table;
 	int i, n = 0;
 
 	spin_lock_bh(&qp->lock);
@@ -537,9 +539,16 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	fields[n++] = (typeof(fields[0])){ "rnr_wait", qp->rnr_wait };
 	spin_unlock_bh(&qp->lock);
 
-	for (i = 0; i < n; i++)
-		if (rdma_nl_put_driver_u32(msg, fields[i].name, fields[i].value))
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	for (i = 0; i < n; i++) {
+		if (rdma_nl_put_driver_u32(msg, fields[i].name, fields[i].value)) {
+			nla_nest_cancel(msg, table);
 			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(msg, table);
 	return 0;
 }
 

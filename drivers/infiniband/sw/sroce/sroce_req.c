@@ -350,6 +350,7 @@ static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 	while (*budget > 0 && qp->req_index != qp->sq.index) {
 		struct sroce_swqe *swqe =
 			&qp->swqes[qp->req_index & (qp->sq.depth - 1)];
+		bool resend;
 		int err;
 
 		if (swqe->state == SROCE_SWQE_DONE) {
@@ -366,6 +367,8 @@ static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 		if (!sroce_req_may_send(qp, swqe))
 			break;
 		sroce_req_count_rd_atomic(qp, swqe);
+		/* Below the highest PSN sent: a rewind is resending it. */
+		resend = sroce_psn_before(qp->req_psn, qp->req_psn_max);
 		err = sroce_req_send_pkt(qp, swqe);
 		if (err == -ENOMEM)
 			break;
@@ -374,6 +377,8 @@ static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 			qp->req_index++;
 			continue;
 		}
+		if (resend)
+			sroce_stat_inc(qp->sdev, SROCE_STAT_RETRANSMITTED_PKTS);
 		(*budget)--;
 		sent = true;
 		if (swqe->state == SROCE_SWQE_SENT)

@@ -19,6 +19,7 @@
 #include "sroce_psn.h"
 #include "sroce_qp.h"
 #include "sroce_sge.h"
+#include "sroce_stats.h"
 
 enum sroce_resp_result {
 	SROCE_RESP_DONE,		/* accepted; PSN advances */
@@ -389,8 +390,17 @@ static void sroce_resp_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
+static void sroce_resp_count_nak(struct sroce_qp *qp, u8 nak)
+{
+	if (nak == SROCE_NAK_REMOTE_ACCESS)
+		sroce_stat_inc(qp->sdev, SROCE_STAT_SENT_NAK_ACCESS);
+	else if (nak == SROCE_NAK_INVALID_REQUEST)
+		sroce_stat_inc(qp->sdev, SROCE_STAT_SENT_NAK_INV_REQ);
+}
+
 static void sroce_resp_fatal(struct sroce_qp *qp, u8 nak, enum ib_event_type ev)
 {
+	sroce_resp_count_nak(qp, nak);
 	sroce_resp_ack(qp, qp->resp_psn, SROCE_AETH_NAK | nak);
 	sroce_qp_error_locked(qp);
 	sroce_resp_qp_event(qp, ev);
@@ -404,11 +414,16 @@ static void sroce_resp_finish(struct sroce_qp *qp, const struct sroce_hdrs *h,
 		qp->resp_psn = sroce_psn_add(h->bth.psn, npsn);
 		qp->resp_last_flags = h->op->flags;
 		qp->resp_nak_sent = false;
-		if (h->bth.ack_req && !(h->op->flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC)))
+		if (h->op->flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC))
+			break;
+		if (h->bth.ack_req)
 			sroce_resp_ack(qp, h->bth.psn, SROCE_AETH_ACK |
 				       SROCE_AETH_CREDITS_INVALID);
+		else
+			sroce_stat_inc(qp->sdev, SROCE_STAT_ACK_COALESCED);
 		break;
 	case SROCE_RESP_RNR:
+		sroce_stat_inc(qp->sdev, SROCE_STAT_SEND_RNR_ERR);
 		qp->resp_nak_sent = true;
 		sroce_resp_ack(qp, h->bth.psn,
 			       SROCE_AETH_RNR_NAK | qp->attr.min_rnr_timer);
@@ -479,22 +494,30 @@ void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 	s32 diff;
 	u32 npsn;
 
-	if ((h->bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC)
+	if ((h->bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC) {
+		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_MALFORMED);
 		return;
+	}
 	spin_lock_bh(&qp->lock);
 	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
-	    qp->state != IB_QPS_SQD)
+	    qp->state != IB_QPS_SQD) {
+		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_UNKNOWN_QPN);
 		goto out;
+	}
 	diff = sroce_psn_diff(h->bth.psn, qp->resp_psn);
 	if (diff > 0) {
 		/* Something was lost: ask once for a resend from resp_psn. */
-		if (!qp->resp_nak_sent)
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_DROPPED);
+		if (!qp->resp_nak_sent) {
+			sroce_stat_inc(qp->sdev, SROCE_STAT_OUT_OF_SEQUENCE);
 			sroce_resp_ack(qp, qp->resp_psn,
 				       SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERROR);
+		}
 		qp->resp_nak_sent = true;
 		goto out;
 	}
 	if (diff < 0) {
+		sroce_stat_inc(qp->sdev, SROCE_STAT_DUPLICATE_REQUEST);
 		sroce_resp_duplicate(qp, h);
 		goto out;
 	}
