@@ -25,7 +25,7 @@ DESTDIR ?=
 export SROCE_TOP := $(TOP)
 
 .PHONY: all module modules-all provider install uninstall setup check check-debug \
-	check-full run sparse clean help
+	check-full run sparse clean help bench
 
 all: module provider
 
@@ -35,6 +35,8 @@ help:
 	@echo "make check      set up, build for every supported kernel, run every test; last line N passed, N failed"
 	@echo "make check-debug  the VM suite under the KASAN/lockdep/kmemleak test kernel"
 	@echo "make sparse     build the module with sparse (C=1)"
+	@echo "make bench      perftest on rdma_rxe and sroce in the same guests, ratios in bench/results/"
+	@echo "                (KVER=6.12 for 6.12, QUICK=1 smoke run, TOPOLOGY=loopback|link, CPUS=1|2, POINTS=regex)"
 	@echo "make install    install module (+depmod), provider and /etc/libibverbs.d/sroce.driver"
 
 setup:
@@ -75,6 +77,14 @@ run: setup
 
 check: setup
 	@$(TOP)/tests/tools/check.sh
+
+# bench: 6.1 unless KVER is given on the command line or in the environment.
+BENCH_KVER = $(if $(filter command line environment,$(origin KVER)),$(KVER))
+bench: setup
+	@$(TOP)/tests/bench/bench.sh $(if $(BENCH_KVER),--kernel $(BENCH_KVER)) \
+		$(if $(filter-out 0,$(QUICK)),--quick) $(if $(TOPOLOGY),--topology $(TOPOLOGY)) \
+		$(if $(CPUS),--cpus $(CPUS)) $(if $(REPS),--reps $(REPS)) \
+		$(if $(POINTS),--points '$(POINTS)')
 
 check-debug: setup
 	@$(TOP)/tests/tools/check.sh --debug
