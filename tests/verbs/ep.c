@@ -29,7 +29,7 @@ void vt_qp_opts_init(struct vt *t, struct vt_qp_opts *o)
 		.max_recv_sge = 4,
 		.cqe = 256,
 		.mtu = IBV_MTU_1024,
-		.timeout = 14,		/* 4.096 us * 2^14 = 67 ms */
+		.timeout = t->opts->qp_timeout,	/* 4.096 us * 2^N; 14: 67 ms */
 		.retry_cnt = 7,
 		.rnr_retry = 7,		/* retry forever */
 		.min_rnr_timer = 1,	/* 0.01 ms */

@@ -199,7 +199,11 @@ static const uint8_t rnr_0 = 0, rnr_2 = 2;
 
 /* --- transport retries exhausted ------------------------------------------ */
 
-enum silent_peer { PEER_DESTROYED, PEER_NOT_RTR, PEER_BOGUS_QPN };
+/*
+ * PEER_BLACKHOLED: the peer is alive and connected, but the network drops
+ * every RoCE packet (a VM script arranges that before naming the case).
+ */
+enum silent_peer { PEER_DESTROYED, PEER_NOT_RTR, PEER_BOGUS_QPN, PEER_BLACKHOLED };
 
 static int retry_client(struct vt *t)
 {
@@ -224,9 +228,10 @@ static int retry_client(struct vt *t)
 	sg = vt_sge(b, 0, MSG_LEN);
 	wr = vt_wr(IBV_WR_SEND, 1, &sg, 1, IBV_SEND_SIGNALED);
 	if (vt_post_send(t, &ep, &wr) ||
-	    vt_expect_wc(t, ep.scq, 1, IBV_WC_RETRY_EXC_ERR, NULL, "SEND nobody answers"))
+	    vt_expect_wc(t, ep.scq, 1, IBV_WC_RETRY_EXC_ERR, NULL, "SEND nobody answers") ||
+	    vt_expect_state(t, ep.qp, IBV_QPS_ERR, STATE_MS, "requester"))
 		return -1;
-	return vt_expect_state(t, ep.qp, IBV_QPS_ERR, STATE_MS, "requester");
+	return how == PEER_BLACKHOLED ? vt_sync(t) : 0;
 }
 
 static int retry_server(struct vt *t)
@@ -247,11 +252,14 @@ static int retry_server(struct vt *t)
 		return -1;
 	if (how == PEER_DESTROYED)
 		return vt_destroy(t, ep.qp) || vt_sync(t) ? -1 : 0;
+	/* Alive until the requester gave up: nothing may have arrived. */
+	if (how == PEER_BLACKHOLED)
+		return vt_sync(t) || vt_expect_no_wc(t, ep.rcq, 0, "blackholed SEND") ? -1 : 0;
 	return 0;
 }
 
 static const enum silent_peer peer_destroyed = PEER_DESTROYED, peer_not_rtr = PEER_NOT_RTR,
-			      peer_bogus_qpn = PEER_BOGUS_QPN;
+			      peer_bogus_qpn = PEER_BOGUS_QPN, peer_blackholed = PEER_BLACKHOLED;
 
 /* --- flush on ERR ----------------------------------------------------------- */
 
@@ -597,5 +605,11 @@ const struct vt_case vt_error_cases[] = {
 	  bad_modify_client, NULL, bad_transitions },
 	{ "bad_modify_value", "bad port, GID index, MTU, rd_atomic depths: refused, state kept",
 	  bad_modify_client, NULL, bad_values },
+	{ NULL },
+};
+
+const struct vt_case vt_on_request_cases[] = {
+	{ "err_retry_blackhole", "the network drops every RoCE packet: IBV_WC_RETRY_EXC_ERR, no hang",
+	  retry_client, retry_server, &peer_blackholed },
 	{ NULL },
 };

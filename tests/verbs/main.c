@@ -41,7 +41,7 @@ struct config {
 };
 
 static const struct vt_case *const tables[] = {
-	vt_ops_cases, vt_error_cases, vt_scale_cases,
+	vt_ops_cases, vt_error_cases, vt_scale_cases, vt_on_request_cases,
 };
 
 /* Record the first failure of a half; returns -1 for "return vt_fail(...)". */
@@ -95,10 +95,22 @@ static bool matches(const char *const *patterns, int n, const char *name)
 	return false;
 }
 
-static bool selected(const struct config *cfg, const char *name)
+static bool on_request(const struct vt_case *c)
 {
-	return (!cfg->nonly || matches(cfg->only, cfg->nonly, name)) &&
-	       !matches(cfg->skip, cfg->nskip, name);
+	const struct vt_case *r;
+
+	for (r = vt_on_request_cases; r->name; r++)
+		if (r == c)
+			return true;
+	return false;
+}
+
+static bool selected(const struct config *cfg, const struct vt_case *c)
+{
+	if (!cfg->nonly && on_request(c))
+		return false;
+	return (!cfg->nonly || matches(cfg->only, cfg->nonly, c->name)) &&
+	       !matches(cfg->skip, cfg->nskip, c->name);
 }
 
 /* Run one half of a case and trade verdicts. -2: the stream is lost. */
@@ -205,7 +217,7 @@ static int drive(const struct config *cfg, int fd)
 	t = (struct vt) { .role = VT_CLIENT, .opts = &cfg->vt, .dev = &dev, .ctrl_fd = fd,
 			  .rng = cfg->vt.seed };
 	for_each_case(c, i) {
-		if (!selected(cfg, c->name))
+		if (!selected(cfg, c))
 			continue;
 		if (vt_ctrl_begin(fd, c->name)) {
 			fprintf(stderr, "client: control stream lost before %s\n", c->name);
@@ -289,7 +301,7 @@ static void list_cases(const struct config *cfg)
 	size_t i;
 
 	for_each_case(c, i)
-		if (selected(cfg, c->name))
+		if (selected(cfg, c))
 			printf("%-28s %s\n", c->name, c->what);
 }
 
@@ -305,6 +317,7 @@ static void usage(FILE *f)
 		"  -x, --skip PATTERN    do not run matching cases (fnmatch; repeatable)\n"
 		"  -t, --timeout SEC     longest wait for one completion (default 20)\n"
 		"  -n, --many N          messages in many_sends (default 10000)\n"
+		"  -T, --qp-timeout N    local ACK timeout 4.096 us * 2^N of the cases' QPs (default 14)\n"
 		"  -s, --seed N          random seed (default: time)\n"
 		"  -v, --verbose         progress notes\n", DEFAULT_TCP_PORT);
 }
@@ -341,13 +354,14 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		{ "gid-index", required_argument, NULL, 'g' }, { "port", required_argument, NULL, 'p' },
 		{ "only", required_argument, NULL, 'o' }, { "skip", required_argument, NULL, 'x' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "qp-timeout", required_argument, NULL, 'T' },
 		{ "many", required_argument, NULL, 'n' }, { "seed", required_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "d:i:g:p:o:x:t:n:s:vh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "d:i:g:p:o:x:t:T:n:s:vh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'L': cfg->mode = MODE_LOOPBACK; break;
 		case 'S': cfg->mode = MODE_SERVER; break;
@@ -360,6 +374,7 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		case 'o': add_pattern(cfg->only, &cfg->nonly, optarg); break;
 		case 'x': add_pattern(cfg->skip, &cfg->nskip, optarg); break;
 		case 't': cfg->vt.wait_ms = number(optarg, 1, 3600) * 1000; break;
+		case 'T': cfg->vt.qp_timeout = number(optarg, 1, 31); break;
 		case 'n': cfg->vt.many = number(optarg, 1, 100000000); break;
 		case 's': cfg->vt.seed = strtoull(optarg, NULL, 0); break;
 		case 'v': cfg->vt.verbose = true; break;
@@ -376,7 +391,7 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct config cfg = {
-		.vt = { .ib_port = 1, .gid_index = -1, .wait_ms = 20000, .many = 10000,
+		.vt = { .ib_port = 1, .gid_index = -1, .wait_ms = 20000, .qp_timeout = 14, .many = 10000,
 			.seed = (uint64_t)time(NULL) * 2654435761u },
 		.tcp_port = DEFAULT_TCP_PORT,
 	};

@@ -37,6 +37,7 @@ struct vt_opts {
 	int ib_port;
 	int gid_index;		/* -1: the IPv4-mapped RoCE v2 GID */
 	int wait_ms;		/* longest wait for one completion or event */
+	int qp_timeout;		/* local ACK timeout exponent of the QPs */
 	unsigned int many;	/* messages in many_sends */
 	uint64_t seed;
 	bool verbose;
@@ -90,6 +91,8 @@ struct vt_case {
 extern const struct vt_case vt_ops_cases[];
 extern const struct vt_case vt_error_cases[];
 extern const struct vt_case vt_scale_cases[];
+/* Cases that need a network the caller prepared: run only when --only names them. */
+extern const struct vt_case vt_on_request_cases[];
 
 /* main.c */
 int vt_fail(struct vt *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -69,6 +69,33 @@ rdma_setup() {
 	log "provider $provider: device $RDMA_DEV, IPv4 RoCE v2 GID index $GID_INDEX"
 }
 
+# rdma_teardown: delete the device rdma_setup made and unload its driver.
+rdma_teardown() {
+	case "$RDMA_DEV" in
+	sroce0) run rdma link delete sroce0; run rmmod sroce ;;
+	rxe0) run rdma link delete rxe0; run rmmod rdma_rxe ;;
+	esac
+	VERBS_SKIP=()
+}
+
+# interop_both_directions FUNC: two hosts, one on sroce and one on rxe, then
+# swapped; FUNC runs in each (argument: direction1 or direction2). Host 0
+# serves: first sroce serves and rxe requests, then the other way round.
+interop_both_directions() {
+	local provider_path=$RDMAV_DRIVERS	# rxe_setup unsets it
+	local first=rxe second=sroce
+
+	[ "$SROCE_HOST" = 0 ] && { first=sroce; second=rxe; }
+	rdma_setup "$first"
+	wait_peer 30
+	"$1" direction1
+	rdma_teardown
+	barrier swap
+	export RDMAV_DRIVERS=$provider_path
+	rdma_setup "$second"
+	"$1" direction2
+}
+
 # --- processes ----------------------------------------------------------------
 
 tcp_listening() { ss -Hltn "sport = :$1" | grep -q .; }
@@ -272,6 +299,30 @@ check_verbs_output() {
 	grep -qE '^[0-9]+ passed, 0 failed$' "$1" && [ "$failed" = 0 ] ||
 		fail "sroce_verbs_test: $(grep -E '^[0-9]+ passed' "$1" || echo 'no tally'); $(grep '^not ok ' "$1" | head -n 5 | tr '\n' ';')"
 	log "$(grep -E '^[0-9]+ passed' "$1")"
+}
+
+# verbs_two_hosts ARGS...: the program across the link, server on host 0,
+# client on host 1 (both hosts call it), each on its own RDMA_DEV and
+# GID_INDEX; both judge the verdicts. Each call takes the next TCP port.
+VERBS_PORT=18700
+verbs_two_hosts() {
+	local tag
+
+	VERBS_PORT=$((VERBS_PORT + 1))
+	tag=verbs-$VERBS_PORT
+	if [ "$SROCE_HOST" = 0 ]; then
+		start_server "$tag.server" "$VERBS_PORT" "$VERBS_TEST" --server \
+			-p "$VERBS_PORT" -d "$RDMA_DEV" -g "$GID_INDEX" "$@"
+		barrier "$tag-listening"
+		finish_server "$tag.server"
+		cat "$tag.server"
+		check_verbs_output "$tag.server"
+	else
+		barrier "$tag-listening"
+		run_verbs "$tag.client" --client "$SROCE_PEER_IP" -p "$VERBS_PORT" \
+			-d "$RDMA_DEV" -g "$GID_INDEX" "$@"
+	fi
+	barrier "$tag-done" "$CMD_TIMEOUT"
 }
 
 # run_verbs OUT ARGS...: the program with ARGS; passes only if it exits 0

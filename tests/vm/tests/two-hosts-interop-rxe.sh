@@ -12,7 +12,6 @@
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
 PORT=19000
-PROVIDER_PATH=$RDMAV_DRIVERS	# rxe_setup unsets it; sroce needs it back
 
 # step NAME CMD...: host 0 serves, host 1 connects; both must succeed.
 step() {
@@ -42,22 +41,5 @@ traffic() {
 	done
 }
 
-teardown() {
-	case "$RDMA_DEV" in
-	sroce0) run rdma link delete sroce0; run rmmod sroce ;;
-	rxe0) run rdma link delete rxe0; run rmmod rdma_rxe ;;
-	esac
-}
-
-# Direction 1: host 0 (sroce) serves, host 1 (rxe) requests; direction 2:
-# host 0 (rxe) serves, host 1 (sroce) requests.
-if [ "$SROCE_HOST" = 0 ]; then first=sroce second=rxe; else first=rxe second=sroce; fi
-rdma_setup "$first"
-wait_peer 30
-traffic direction1
-teardown
-barrier swap
-export RDMAV_DRIVERS=$PROVIDER_PATH
-rdma_setup "$second"
-traffic direction2
+interop_both_directions traffic
 log "sroce and rdma_rxe interoperate in both directions"

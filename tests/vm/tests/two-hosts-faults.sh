@@ -1,0 +1,163 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# hosts: 2
+# timeout: 600
+#
+# RC over a bad network: both hosts put tc netem on the RoCE packets they
+# send (UDP port 4791 only: the TCP control streams stay clean) and run, for
+# each condition in turn, the integrity program (byte-exact data) and a
+# perftest tool; then the counter that condition must move has moved on one
+# of the two hosts. Conditions: 1% and 5% loss, reordering, duplication,
+# 0.1% corruption, 50 ms delay with jitter, a 3 s outage in mid-transfer
+# (longer QP timeout so the retry budget covers it), and an outage the retry
+# budget does not cover (IBV_WC_RETRY_EXC_ERR, no hang).
+# Arguments: names of the conditions to run (default: all).
+. "$SROCE_TOP/tests/vm/lib.sh"
+. "$SROCE_TOP/tests/vm/lib-rdma.bash"
+
+# The integrity cases every condition runs: each RC operation, multi-packet.
+INTEGRITY=(-o send -o write -o 'read_1025' -o 'read_65536' -o 'atomic_*' -o multi_sge_read)
+CMD_TIMEOUT=150
+
+# --- netem on RoCE traffic only ------------------------------------------------
+
+# A prio qdisc whose third band holds netem; a u32 filter sends UDP to port
+# 4791 there. Everything else (ping, the TCP control streams) uses band 2.
+roce_netem_setup() {
+	run tc qdisc add dev eth0 root handle 1: prio
+	run tc qdisc add dev eth0 parent 1:3 handle 30: netem delay 0ms
+	run tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+		match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:3
+}
+
+netem() {
+	run tc qdisc change dev eth0 parent 1:3 handle 30: netem "$@" || fail "tc netem $*"
+}
+
+# --- counters --------------------------------------------------------------------
+
+counter() {
+	cat "/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters/$1"
+}
+
+declare -A BEFORE
+
+counters_snapshot() {
+	local f
+
+	for f in "/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters/"*; do
+		BEFORE[$(basename "$f")]=$(cat "$f")
+	done
+}
+
+# expect_moved NAME: NAME grew since the snapshot on this host or the peer.
+expect_moved() {
+	local mine peers
+
+	mine=$(($(counter "$1") - ${BEFORE[$1]:-0}))
+	peers=$(peer_exchange "$mine")
+	log "$1: +$mine here, +$peers on the peer"
+	[ $((mine + peers)) -gt 0 ] || fail "$CONDITION: counter $1 did not move on either host"
+}
+
+# --- workloads ---------------------------------------------------------------------
+
+# condition NAME NETEM...: switch the RoCE packets to NETEM, start counting.
+# Returns 1 if NAME was not asked for.
+condition() {
+	CONDITION=$1
+	shift
+	[ ${#ONLY[@]} = 0 ] || [[ " ${ONLY[*]} " == *" $CONDITION "* ]] || return 1
+	log "=== $CONDITION: netem $* ==="
+	barrier "condition-$CONDITION"
+	netem "$@"
+	counters_snapshot
+	CONDITION_START=$SECONDS
+	RAN=$((RAN + 1))
+}
+
+condition_done() {
+	log "=== $CONDITION passed in $((SECONDS - CONDITION_START)) s ==="
+}
+
+# outage AFTER SECONDS: in the background, drop every RoCE packet for a while.
+outage() {
+	(sleep "$1"; netem loss 100%; sleep "$2"; netem delay 0ms) > /tmp/outage.log 2>&1 &
+	OUTAGE_PID=$!
+}
+
+ONLY=()
+for arg in "$@"; do
+	[ -z "$arg" ] || ONLY+=("$arg")
+done
+RAN=0
+require_verbs_test
+rdma_setup sroce
+wait_peer 30
+roce_netem_setup
+
+if condition loss-1pct loss 1%; then
+	verbs_two_hosts "${INTEGRITY[@]}"
+	perftest_two_hosts ib_write_bw bw -s 65536 -n 100
+	expect_moved retransmitted_pkts
+	condition_done
+fi
+
+if condition loss-5pct loss 5%; then
+	verbs_two_hosts "${INTEGRITY[@]}"
+	perftest_two_hosts ib_read_bw bw -s 65536 -n 100
+	expect_moved retransmitted_pkts
+	expect_moved completer_retry_err
+	condition_done
+fi
+
+if condition reorder delay 2ms reorder 25% 50%; then
+	verbs_two_hosts "${INTEGRITY[@]}"
+	perftest_two_hosts ib_send_bw bw -s 65536 -n 100
+	expect_moved out_of_sequence
+	expect_moved rcvd_seq_err
+	condition_done
+fi
+
+if condition duplicate duplicate 5%; then
+	verbs_two_hosts "${INTEGRITY[@]}"
+	perftest_two_hosts ib_write_bw bw -s 65536 -n 100
+	expect_moved duplicate_request
+	condition_done
+fi
+
+if condition corrupt corrupt 0.1%; then
+	perftest_two_hosts ib_write_bw bw -s 65536 -n 250
+	verbs_two_hosts "${INTEGRITY[@]}"
+	expect_moved icrc_errors
+	condition_done
+fi
+
+# RTT >= 80 ms against a 67 ms local ACK timeout: retries while responses
+# are on their way, so duplicates too.
+if condition delay delay 50ms 10ms; then
+	verbs_two_hosts -o write -o read_65536 -o atomic_fetch_add
+	expect_moved completer_retry_err
+	expect_moved duplicate_request
+	condition_done
+fi
+
+# Timeout 2^18 * 4.096 us = 1.07 s, 7 retries: a 3 s outage is survivable.
+if condition outage delay 0ms; then
+	outage 1 3
+	verbs_two_hosts -T 18 -o send -o write -o 'read_*' -o 'atomic_*' -o many_sends -n 2000
+	wait "$OUTAGE_PID" || fail "the outage helper failed: $(cat /tmp/outage.log)"
+	expect_moved completer_retry_err
+	expect_moved retransmitted_pkts
+	condition_done
+fi
+
+if condition blackhole loss 100%; then
+	verbs_two_hosts -o err_retry_blackhole
+	expect_moved retry_exceeded_err
+	condition_done
+fi
+
+netem delay 0ms
+[ "$RAN" -gt 0 ] || fail "no condition ran (asked for: ${ONLY[*]})"
+log "RC survived $RAN network faults with exact data"
