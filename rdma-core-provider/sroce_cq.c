@@ -32,6 +32,24 @@ _Static_assert(offsetof(struct sroce_create_cq_resp_buf, drv) ==
 			       sizeof(struct ib_uverbs_ex_create_cq_resp),
 	       "driver payload must follow the core response directly");
 
+/* Check the kernel's description of a CQ ring and map it into *ring. */
+static int sroce_cq_map_ring(struct ibv_context *ibctx,
+			     struct sroce_ring *ring,
+			     const struct sroce_create_cq_resp *drv, int cqe)
+{
+	enum sroce_rings_verdict verdict;
+
+	verdict = sroce_check_cq_resp(drv, (uint32_t)cqe);
+	if (verdict != SROCE_RINGS_OK) {
+		fprintf(stderr, "libsroce: %s: refusing CQ ring: %s\n",
+			ibctx->device->name, sroce_rings_verdict_name(verdict));
+		return EPROTO;
+	}
+	return sroce_ring_map(ring, ibctx->cmd_fd, drv->mmap_offset,
+			      drv->mmap_size, drv->depth,
+			      sizeof(struct sroce_cqe));
+}
+
 /*
  * Second half of both create paths, after the kernel made the CQ: check
  * and map its ring. On failure the caller destroys the kernel object.
@@ -40,19 +58,9 @@ static int sroce_cq_attach_ring(struct sroce_cq *cq,
 				const struct sroce_create_cq_resp *drv,
 				int cqe)
 {
-	struct ibv_context *ibctx = cq->vcq.cq.context;
-	enum sroce_rings_verdict verdict;
 	int ret;
 
-	verdict = sroce_check_cq_resp(drv, (uint32_t)cqe);
-	if (verdict != SROCE_RINGS_OK) {
-		fprintf(stderr, "libsroce: %s: refusing CQ: %s\n",
-			ibctx->device->name, sroce_rings_verdict_name(verdict));
-		return EPROTO;
-	}
-	ret = sroce_ring_map(&cq->ring, ibctx->cmd_fd, drv->mmap_offset,
-			     drv->mmap_size, drv->depth,
-			     sizeof(struct sroce_cqe));
+	ret = sroce_cq_map_ring(cq->vcq.cq.context, &cq->ring, drv, cqe);
 	if (ret)
 		return ret;
 	cq->cons = cq->ring.hdr->consumer;	/* ours from here on */
@@ -171,12 +179,49 @@ int sroce_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
-/* The kernel cannot move a ring yet; say so rather than pretend. */
+struct sroce_resize_cq_resp_buf {
+	struct ib_uverbs_resize_cq_resp ibv_resp;
+	struct sroce_create_cq_resp drv;
+};
+
+_Static_assert(offsetof(struct sroce_resize_cq_resp_buf, drv) ==
+		       sizeof(struct ib_uverbs_resize_cq_resp),
+	       "driver payload must follow the core response directly");
+
+/*
+ * The kernel moves the unpolled CQEs to a new ring at their own indices
+ * (sroce-abi.h, "Resizing a CQ"), so our consumer index carries over: we
+ * switch rings under the CQ lock and publish it in the new one. Polls that
+ * ran on the old ring in the meantime consumed CQEs that sit below it.
+ * If the new ring cannot be mapped the CQ is lost to us: the kernel
+ * already writes there. That needs a lying kernel or a full address space.
+ */
 int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
-	(void)ibcq;
-	(void)cqe;
-	return EOPNOTSUPP;
+	struct sroce_resize_cq_resp_buf resp;
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_ring ring, old;
+	struct ibv_resize_cq cmd;
+	int ret;
+
+	if (cqe < 1)
+		return EINVAL;
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (ret)
+		return ret;
+	ret = sroce_cq_map_ring(ibcq->context, &ring, &resp.drv, cqe);
+	if (ret)
+		return ret;
+
+	pthread_spin_lock(&cq->lock);
+	old = cq->ring;
+	cq->ring = ring;
+	sroce_store_release(&cq->ring.hdr->consumer, cq->cons);
+	pthread_spin_unlock(&cq->lock);
+	sroce_ring_unmap(&old);
+	return 0;
 }
 
 /* The QP is going away: no poll may use a cached pointer to it. */

@@ -40,18 +40,22 @@ int sroce_dereg_mr(struct verbs_mr *vmr)
 }
 
 /*
- * Not in this milestone: the kernel has no rereg_user_mr yet. ibv_rereg_mr()
- * returns an enum ibv_rereg_mr_err_code, not an errno; the errno says why.
+ * The kernel changes access, PD and translation in place and hands out new
+ * keys (libibverbs updates mr->pd, addr and length after we return 0).
+ * ibv_rereg_mr() turns any non-zero return into an enum
+ * ibv_rereg_mr_err_code; errno carries the reason.
  */
 int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		   void *addr, size_t length, int access)
 {
-	(void)vmr;
-	(void)flags;
-	(void)pd;
-	(void)addr;
-	(void)length;
-	(void)access;
-	errno = EOPNOTSUPP;
-	return IBV_REREG_MR_ERR_INPUT;
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+	int ret;
+
+	ret = ibv_cmd_rereg_mr(vmr, (uint32_t)flags, addr, length,
+			       (uintptr_t)addr, access, pd, &cmd, sizeof(cmd),
+			       &resp, sizeof(resp));
+	if (ret)
+		errno = ret;
+	return ret;
 }

@@ -345,6 +345,11 @@ struct ibv_reg_mr {
 	struct ib_uverbs_reg_mr core_payload;
 };
 
+struct ibv_rereg_mr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_rereg_mr core_payload;
+};
+
 struct ibv_modify_qp {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_modify_qp core_payload;
@@ -433,10 +438,18 @@ int ibv_cmd_create_cq_ex(struct ibv_context *context,
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		      size_t resp_size);
 int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		     size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
 
 int ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
@@ -504,6 +517,8 @@ _Static_assert(offsetof(struct verbs_qp, qp) == 0 &&
 	       "libibverbs casts between the embedded verbs objects");
 _Static_assert(sizeof(struct ibv_create_cq) == 40 &&
 		       sizeof(struct ibv_reg_mr) == 48 &&
+		       sizeof(struct ibv_rereg_mr) == 56 &&
+		       sizeof(struct ibv_resize_cq) == 24 &&
 		       sizeof(struct ibv_modify_qp) == 120 &&
 		       sizeof(struct ibv_query_qp) == 24 &&
 		       sizeof(struct ibv_create_cq_ex) == 56 &&

@@ -207,6 +207,51 @@ int mock_destroy_cq(const struct ib_uverbs_cmd_hdr *hdr)
 	return 0;
 }
 
+/*
+ * As sroce.ko resizes (sroce-abi.h, "Resizing a CQ"): a new ring holding
+ * the unreleased CQEs at their own indices, or EINVAL if there are more
+ * than the cqe asked for.
+ */
+int mock_resize_cq(const struct ib_uverbs_cmd_hdr *hdr)
+{
+	struct ib_uverbs_resize_cq_resp core = { 0 };
+	struct sroce_create_cq_resp drv = { 0 };
+	struct ib_uverbs_resize_cq req;
+	uint8_t *out = mock_response_of(hdr);
+	struct mock_ring ring;
+	struct mock_cq *cq;
+	uint32_t cons, prod, i;
+
+	memcpy(&req, hdr + 1, sizeof(req));
+	cq = mock_cq_get(req.cq_handle);
+	if (!cq || req.cqe < 1 || hdr->out_words * 4u < sizeof(core) + sizeof(drv))
+		return EINVAL;
+	cons = cq->ring.hdr->consumer;
+	prod = cq->ring.hdr->producer;
+	if (prod - cons > req.cqe)
+		return EINVAL;
+	if (mock_ring_create(&ring, pow2_at_least(req.cqe),
+			     sizeof(struct sroce_cqe)))
+		return ENOMEM;
+	for (i = cons; i != prod; i++)
+		memcpy(ring.entries + (i & (ring.depth - 1)) * ring.stride,
+		       cq->ring.entries + (i & (cq->ring.depth - 1)) * ring.stride,
+		       ring.stride);
+	ring.hdr->consumer = cons;
+	ring.hdr->producer = prod;
+	cq->ring = ring;
+	cq->resizes++;
+
+	core.cqe = ring.depth;
+	drv.mmap_offset = ring.offset;
+	drv.mmap_size = ring.size;
+	drv.depth = ring.depth;
+	mock_lie(&drv.depth, &drv.mmap_size, &drv.reserved);
+	memcpy(out, &core, sizeof(core));
+	memcpy(out + sizeof(core), &drv, sizeof(drv));
+	return 0;
+}
+
 int mock_req_notify_cq(const struct ib_uverbs_cmd_hdr *hdr)
 {
 	struct ib_uverbs_req_notify_cq req;
@@ -427,6 +472,27 @@ int mock_dereg_mr(const struct ib_uverbs_cmd_hdr *hdr)
 	    !mrs[req.mr_handle - 1].alive)
 		return EINVAL;
 	mrs[req.mr_handle - 1].alive = false;
+	return 0;
+}
+
+/* In place, as sroce.ko does: the request is kept, the keys move on. */
+int mock_rereg_mr(const struct ib_uverbs_cmd_hdr *hdr)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ib_uverbs_rereg_mr req;
+	struct mock_mr *mr;
+
+	memcpy(&req, hdr + 1, sizeof(req));
+	if (req.mr_handle < 1 || req.mr_handle > MOCK_MAX_OBJECTS ||
+	    !mrs[req.mr_handle - 1].alive || !req.flags)
+		return EINVAL;
+	mr = &mrs[req.mr_handle - 1];
+	mr->rereg = req;
+	mr->lkey += 0x100;
+	mr->rkey += 0x100;
+	resp.lkey = mr->lkey;
+	resp.rkey = mr->rkey;
+	memcpy(mock_response_of(hdr), &resp, sizeof(resp));
 	return 0;
 }
 

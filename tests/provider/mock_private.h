@@ -19,6 +19,7 @@ unsigned int mock_command_count(uint32_t command);
 /* Each returns 0 or the errno write() fails with, as uverbs_cmd.c would. */
 int mock_create_cq(const struct ib_uverbs_cmd_hdr *hdr);
 int mock_destroy_cq(const struct ib_uverbs_cmd_hdr *hdr);
+int mock_resize_cq(const struct ib_uverbs_cmd_hdr *hdr);
 int mock_req_notify_cq(const struct ib_uverbs_cmd_hdr *hdr);
 int mock_create_qp(const struct ib_uverbs_cmd_hdr *hdr);
 int mock_modify_qp(const struct ib_uverbs_cmd_hdr *hdr);
@@ -27,5 +28,6 @@ int mock_destroy_qp(const struct ib_uverbs_cmd_hdr *hdr);
 int mock_post_send(const struct ib_uverbs_cmd_hdr *hdr, size_t count);
 int mock_reg_mr(const struct ib_uverbs_cmd_hdr *hdr);
 int mock_dereg_mr(const struct ib_uverbs_cmd_hdr *hdr);
+int mock_rereg_mr(const struct ib_uverbs_cmd_hdr *hdr);
 
 #endif /* MOCK_PRIVATE_H */

@@ -142,6 +142,8 @@ static int mock_command(const struct ib_uverbs_cmd_hdr *hdr, size_t count)
 		return mock_create_cq(hdr);
 	case IB_USER_VERBS_CMD_DESTROY_CQ:
 		return mock_destroy_cq(hdr);
+	case IB_USER_VERBS_CMD_RESIZE_CQ:
+		return mock_resize_cq(hdr);
 	case IB_USER_VERBS_CMD_REQ_NOTIFY_CQ:
 		return mock_req_notify_cq(hdr);
 	case IB_USER_VERBS_CMD_CREATE_QP:
@@ -156,6 +158,8 @@ static int mock_command(const struct ib_uverbs_cmd_hdr *hdr, size_t count)
 		return mock_post_send(hdr, count);
 	case IB_USER_VERBS_CMD_REG_MR:
 		return mock_reg_mr(hdr);
+	case IB_USER_VERBS_CMD_REREG_MR:
+		return mock_rereg_mr(hdr);
 	case IB_USER_VERBS_CMD_DEREG_MR:
 		return mock_dereg_mr(hdr);
 	default:

@@ -34,6 +34,7 @@ struct mock_cq {
 	struct mock_ring ring;
 	unsigned int notify_calls;
 	uint32_t last_solicited_only;
+	unsigned int resizes;		/* RESIZE_CQ commands that succeeded */
 };
 
 struct mock_qp {
@@ -55,6 +56,7 @@ struct mock_qp {
 struct mock_mr {
 	bool alive;
 	struct ib_uverbs_reg_mr req;
+	struct ib_uverbs_rereg_mr rereg;	/* the last REREG_MR request */
 	uint32_t lkey;
 	uint32_t rkey;
 };

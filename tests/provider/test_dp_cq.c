@@ -286,12 +286,87 @@ static void cq_req_notify_reaches_kernel(struct unit_case_state *t)
 	ibv_destroy_cq(cq);
 }
 
-static void cq_resize_is_not_supported(struct unit_case_state *t)
+/* Pushes CQEs with wr_id first, first + 1, ... */
+static void push_ids(struct mock_cq *k, uint64_t first, int count)
 {
-	struct ibv_cq *cq = ibv_create_cq(dp.ctx, 4, NULL, NULL, 0);
+	struct sroce_cqe cqe = full_recv_cqe;
+	int i;
+
+	for (i = 0; i < count; i++) {
+		cqe.wr_id = first + i;
+		k_cq_push(k, &cqe);
+	}
+}
+
+/* Polls count CQEs one by one; each must carry the next wr_id. */
+static void expect_ids(struct unit_case_state *t, struct ibv_cq *cq,
+		       uint64_t first, int count)
+{
+	struct ibv_wc wc;
+	int i;
+
+	for (i = 0; i < count; i++) {
+		EXPECT(t, ibv_poll_cq(cq, 1, &wc) == 1);
+		EXPECT(t, wc.wr_id == first + i);
+	}
+	EXPECT(t, ibv_poll_cq(cq, 1, &wc) == 0);
+}
+
+/*
+ * Grow and shrink with CQEs pending, across the 2^32 wrap: they come out
+ * in order from the new ring, the old mapping goes, the new ring carries
+ * our consumer index, and later CQEs land in the new ring.
+ */
+static void cq_resize_moves_pending_cqes_in_order(struct unit_case_state *t)
+{
+	unsigned int maps = dp.mock->live_mappings();
+	struct mock_cq *k;
+	struct ibv_cq *cq;
+
+	dp.mock->set_ring_start(0xfffffffc);
+	cq = ibv_create_cq(dp.ctx, 8, NULL, NULL, 0);
+	dp.mock->set_ring_start(0);
+	REQUIRE(t, cq != NULL);
+	k = dp.mock->cq(cq->handle);
+	push_ids(k, 0, 7);
+	EXPECT(t, ibv_resize_cq(cq, 100) == 0);
+	EXPECT(t, cq->cqe == 128 && k->ring.depth == 128 && k->resizes == 1);
+	EXPECT(t, dp.mock->live_mappings() == maps + 1);
+	push_ids(k, 7, 60);
+	expect_ids(t, cq, 0, 67);
+	EXPECT(t, k->ring.hdr->consumer == (uint32_t)(0xfffffffc + 67));
+
+	push_ids(k, 67, 3);
+	EXPECT(t, ibv_resize_cq(cq, 3) == 0);
+	EXPECT(t, cq->cqe == 4 && k->resizes == 2);
+	push_ids(k, 70, 1);
+	expect_ids(t, cq, 67, 4);
+	EXPECT(t, ibv_destroy_cq(cq) == 0);
+	EXPECT(t, dp.mock->live_mappings() == maps);
+}
+
+static void cq_resize_below_pending_fails_and_keeps_ring(
+	struct unit_case_state *t)
+{
+	struct ibv_cq *cq = ibv_create_cq(dp.ctx, 8, NULL, NULL, 0);
+	struct mock_cq *k = cq ? dp.mock->cq(cq->handle) : NULL;
+
+	REQUIRE(t, k != NULL);
+	push_ids(k, 0, 5);
+	EXPECT(t, ibv_resize_cq(cq, 4) == EINVAL);
+	EXPECT(t, ibv_resize_cq(cq, 0) == EINVAL);
+	EXPECT(t, cq->cqe == 8 && k->resizes == 0);
+	expect_ids(t, cq, 0, 5);
+	ibv_destroy_cq(cq);
+}
+
+static void cq_resize_refuses_bad_ring_geometry(struct unit_case_state *t)
+{
+	struct ibv_cq *cq = ibv_create_cq(dp.ctx, 8, NULL, NULL, 0);
 
 	REQUIRE(t, cq != NULL);
-	EXPECT(t, ibv_resize_cq(cq, 64) == EOPNOTSUPP);
+	dp.mock->lie_next_create(MOCK_LIE_MAPPING_TOO_SHORT);
+	EXPECT(t, ibv_resize_cq(cq, 16) == EPROTO);
 	ibv_destroy_cq(cq);
 }
 
@@ -313,17 +388,37 @@ static void mr_reg_and_dereg_round_trip(struct unit_case_state *t)
 	EXPECT(t, !k->alive);
 }
 
-static void mr_rereg_is_not_supported(struct unit_case_state *t)
+static void mr_rereg_passes_request_and_takes_new_keys(
+	struct unit_case_state *t)
 {
-	static char buf[64];
+	static char buf[64], buf2[8192];
 	struct ibv_mr *mr = ibv_reg_mr(dp.pd, buf, sizeof(buf), 0);
+	struct ibv_pd *pd2 = ibv_alloc_pd(dp.ctx);
+	uint32_t old_lkey;
+	struct mock_mr *k;
 
-	REQUIRE(t, mr != NULL);
-	errno = 0;
+	REQUIRE(t, mr != NULL && pd2 != NULL);
+	old_lkey = mr->lkey;
+	k = dp.mock->mr(mr->lkey);
+	REQUIRE(t, k != NULL);
 	EXPECT(t, ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
-			       IBV_ACCESS_LOCAL_WRITE) != 0);
-	EXPECT(t, errno == EOPNOTSUPP);
+			       IBV_ACCESS_LOCAL_WRITE) == 0);
+	EXPECT(t, k->rereg.flags == IBV_REREG_MR_CHANGE_ACCESS &&
+			  k->rereg.access_flags == IBV_ACCESS_LOCAL_WRITE);
+	EXPECT(t, mr->lkey == k->lkey && mr->rkey == k->rkey &&
+			  mr->lkey != old_lkey);
+
+	EXPECT(t, ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION |
+				       IBV_REREG_MR_CHANGE_PD,
+			       pd2, buf2, sizeof(buf2), 0) == 0);
+	EXPECT(t, k->rereg.start == (uintptr_t)buf2 &&
+			  k->rereg.hca_va == (uintptr_t)buf2 &&
+			  k->rereg.length == sizeof(buf2) &&
+			  k->rereg.pd_handle == pd2->handle);
+	EXPECT(t, mr->addr == buf2 && mr->length == sizeof(buf2) &&
+			  mr->pd == pd2);
 	EXPECT(t, ibv_dereg_mr(mr) == 0);
+	ibv_dealloc_pd(pd2);
 }
 
 DP_CASES(dp_cq_cases,
@@ -339,6 +434,8 @@ DP_CASES(dp_cq_cases,
 	 UNIT_CASE(cq_ex_start_poll_on_empty_is_enoent_and_unlocks),
 	 UNIT_CASE(cq_ex_rejects_unsupported_wc_flags),
 	 UNIT_CASE(cq_req_notify_reaches_kernel),
-	 UNIT_CASE(cq_resize_is_not_supported),
+	 UNIT_CASE(cq_resize_moves_pending_cqes_in_order),
+	 UNIT_CASE(cq_resize_below_pending_fails_and_keeps_ring),
+	 UNIT_CASE(cq_resize_refuses_bad_ring_geometry),
 	 UNIT_CASE(mr_reg_and_dereg_round_trip),
-	 UNIT_CASE(mr_rereg_is_not_supported));
+	 UNIT_CASE(mr_rereg_passes_request_and_takes_new_keys));

@@ -4,6 +4,7 @@
  * reverse order when the case ends), and the data patterns cases check.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,4 +284,33 @@ int vt_wait_fd(struct vt *t, int fd, int ms)
 	if (rc < 0)
 		return vt_fail(t, "poll: %s", strerror(errno));
 	return rc;
+}
+
+/*
+ * Wait for the async event type on element (the QP or CQ it names); other
+ * events (a QP's own error, leftovers of earlier cases) are acknowledged
+ * and passed over.
+ */
+int vt_wait_async(struct vt *t, enum ibv_event_type type, const void *element)
+{
+	struct ibv_context *ctx = t->dev->ctx;
+	struct ibv_async_event ev;
+	int rc;
+
+	if (fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK))
+		return vt_fail(t, "cannot make the async fd non-blocking");
+	for (;;) {
+		rc = vt_wait_fd(t, ctx->async_fd, t->opts->wait_ms);
+		if (rc <= 0)
+			return rc < 0 ? -1 : vt_fail(t, "no %s within %d ms",
+						     ibv_event_type_str(type), t->opts->wait_ms);
+		if (ibv_get_async_event(ctx, &ev))
+			continue;
+		vt_note(t, "async event %s", ibv_event_type_str(ev.event_type));
+		/* The element union holds one pointer, whichever kind it is. */
+		rc = ev.event_type == type && (const void *)ev.element.qp == element;
+		ibv_ack_async_event(&ev);
+		if (rc)
+			return 0;
+	}
 }

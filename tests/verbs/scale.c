@@ -282,31 +282,6 @@ static int fleet_server(struct vt *t)
 
 #define OVERFLOW_EXTRA	16
 
-/* Wait for IBV_EVENT_CQ_ERR on cq; other events (the QP's own error) are
- * acknowledged and passed over. */
-static int wait_cq_err(struct vt *t, struct ibv_cq *cq)
-{
-	struct ibv_context *ctx = t->dev->ctx;
-	struct ibv_async_event ev;
-	int rc;
-
-	if (fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK))
-		return vt_fail(t, "cannot make the async fd non-blocking");
-	for (;;) {
-		rc = vt_wait_fd(t, ctx->async_fd, t->opts->wait_ms);
-		if (rc <= 0)
-			return rc < 0 ? -1 : vt_fail(t, "no IBV_EVENT_CQ_ERR within %d ms",
-						     t->opts->wait_ms);
-		if (ibv_get_async_event(ctx, &ev))
-			continue;
-		vt_note(t, "async event %s", ibv_event_type_str(ev.event_type));
-		rc = ev.event_type == IBV_EVENT_CQ_ERR && ev.element.cq == cq;
-		ibv_ack_async_event(&ev);
-		if (rc)
-			return 0;
-	}
-}
-
 /* After the overrun a poll may fail, but what it returns must be real:
  * completions of posted WRs, in order, no more than the CQ holds. */
 static int check_overrun_cq(struct vt *t, struct ibv_cq *cq, int posted)
@@ -353,7 +328,7 @@ static int overflow_client(struct vt *t)
 		if (vt_post_send(t, &ep, &wr))
 			return -1;
 	}
-	if (wait_cq_err(t, scq) || check_overrun_cq(t, scq, n))
+	if (vt_wait_async(t, IBV_EVENT_CQ_ERR, scq) || check_overrun_cq(t, scq, n))
 		return -1;
 	return vt_sync(t);
 }

@@ -89,6 +89,7 @@ struct vt_case {
 
 /* Case tables, one per area. */
 extern const struct vt_case vt_ops_cases[];
+extern const struct vt_case vt_object_cases[];
 extern const struct vt_case vt_error_cases[];
 extern const struct vt_case vt_scale_cases[];
 /* Cases that need a network the caller prepared: run only when --only names them. */
@@ -141,6 +142,7 @@ void vt_fill(void *p, size_t len, uint64_t seed);
 int vt_check(struct vt *t, const void *p, size_t len, uint64_t seed, const char *what);
 int vt_check_byte(struct vt *t, const void *p, size_t len, uint8_t byte, const char *what);
 int vt_wait_fd(struct vt *t, int fd, int ms);
+int vt_wait_async(struct vt *t, enum ibv_event_type type, const void *element);
 
 /* ep.c: one RC QP and its peer */
 struct vt_qp_opts {

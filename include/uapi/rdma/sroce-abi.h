@@ -277,6 +277,30 @@ struct sroce_create_cq_resp {
 };
 
 /*
+ * Resizing a CQ (ibv_resize_cq)
+ * -----------------------------
+ * The kernel answers IB_USER_VERBS_CMD_RESIZE_CQ with a struct
+ * sroce_create_cq_resp after the core response: the new ring's mmap
+ * offset, size and depth (a power of two >= the requested cqe; the core
+ * response's cqe equals it). Under its CQ lock the kernel copies every CQE
+ * the process has not released (from the consumer index it reads once to
+ * its own producer index) into the new ring at the same free-running
+ * indices, sets the new ring's consumer to that snapshot and its producer
+ * to its own, and from then on writes only the new ring. If more CQEs are
+ * unreleased than the requested cqe, the resize fails with EINVAL and
+ * nothing changes.
+ *
+ * The old ring is not written again, and its memory lives until the process
+ * unmaps it. Because indices carry over, the provider keeps its private
+ * consumer index: CQEs it polled from the old ring after the kernel's
+ * snapshot sit below that index in the new ring too and are not returned
+ * twice. After the call it maps the new ring, switches to it under its own
+ * CQ lock, stores its consumer index there (store-release) and unmaps the
+ * old ring. Until it does, the kernel sees the snapshot as the consumer, so
+ * at worst the new ring looks fuller than it is for that moment.
+ */
+
+/*
  * struct sroce_create_qp_resp - where the send and receive rings are
  * @sq_mmap_offset, @sq_mmap_size: the SQ mapping
  * @rq_mmap_offset, @rq_mmap_size: the RQ mapping

@@ -95,6 +95,7 @@ void sroce_comp_advance_locked(struct sroce_qp *qp)
 	/* Completed past a rewound requester: it resumes after them. */
 	if ((s32)(qp->comp_index - qp->req_index) > 0)
 		sroce_req_resume_at_comp_locked(qp);
+	sroce_qp_sqd_check_locked(qp);
 }
 
 static unsigned long sroce_ack_timeout(const struct sroce_qp *qp)

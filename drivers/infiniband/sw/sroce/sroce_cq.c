@@ -50,13 +50,13 @@ static void sroce_cq_count_put(struct sroce_dev *sdev)
 	atomic_dec(&sdev->num_cq);
 }
 
-static int sroce_cq_respond(struct sroce_cq *cq, struct ib_udata *udata,
-			    u64 mmap_offset)
+static int sroce_cq_respond(const struct sroce_queue *ring,
+			    struct ib_udata *udata, u64 mmap_offset)
 {
 	struct sroce_create_cq_resp resp = {
 		.mmap_offset = mmap_offset,
-		.mmap_size = cq->ring.size,
-		.depth = cq->ring.depth,
+		.mmap_size = ring->size,
+		.depth = ring->depth,
 	};
 
 	/* An older provider may know a shorter response: send what fits. */
@@ -107,7 +107,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	err = sroce_queue_export(&cq->ring, &uctx->ibuc, &mmap_offset);
 	if (err)
 		goto err_destroy_ring;
-	err = sroce_cq_respond(cq, udata, mmap_offset);
+	err = sroce_cq_respond(&cq->ring, udata, mmap_offset);
 	if (err)
 		goto err_destroy_ring;
 
@@ -133,6 +133,100 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	sroce_queue_destroy(&cq->ring);
 	sroce_cq_count_put(to_sdev(ibcq->device));
 	return 0;
+}
+
+/*
+ * Move the CQEs the process has not released from @old into @new, keeping
+ * their free-running indices: the process's private consumer position
+ * stays valid across the move, and entries it polls from the old mapping
+ * in the meantime are simply skipped in the new one. The consumer index is
+ * read once and distrusted: one further behind than the old ring holds
+ * cannot be honest. Return: 0, or -EINVAL if there are more than @cqe.
+ */
+static int sroce_cq_move_cqes(struct sroce_queue *new, struct sroce_queue *old,
+			      u32 cqe)
+{
+	/* Acquire: pairs with the process's release after reading entries. */
+	u32 consumer = smp_load_acquire(&old->hdr->consumer);
+	u32 pending = old->index - consumer;
+	u32 i;
+
+	if (pending > old->depth || pending > cqe)
+		return -EINVAL;
+	for (i = consumer; i != old->index; i++)
+		memcpy(sroce_queue_slot(new, i), sroce_queue_slot(old, i),
+		       sizeof(struct sroce_cqe));
+	new->index = old->index;
+	new->hdr->consumer = consumer;
+	/* Release: the entries are in place before the process sees them. */
+	smp_store_release(&new->hdr->producer, new->index);
+	return 0;
+}
+
+/* Swap in @new under the lock; on success @new holds the old ring. */
+static int sroce_cq_swap_ring(struct sroce_cq *cq, struct sroce_queue *new,
+			      u32 cqe)
+{
+	struct sroce_queue old;
+	unsigned long flags;
+	int err;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	err = sroce_cq_move_cqes(new, &cq->ring, cqe);
+	if (!err) {
+		old = cq->ring;
+		cq->ring = *new;
+		*new = old;
+		cq->ibcq.cqe = cq->ring.depth;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return err;
+}
+
+/**
+ * sroce_resize_cq - ib_device_ops.resize_cq
+ * @ibcq: the CQ
+ * @cqe: the smallest number of entries the CQ must hold afterwards
+ * @udata: answered with struct sroce_create_cq_resp for the new ring
+ *
+ * A new ring is allocated and exported, the answer written, and only then,
+ * under cq->lock, the unpolled CQEs move over and the new ring replaces the
+ * old one (sroce-abi.h, "Resizing a CQ"). The old ring's mmap entry is
+ * removed; its memory lives until the process unmaps it.
+ * Return: 0, -EINVAL for a bad size or more unpolled CQEs than @cqe,
+ * -ENOMEM, or a copy-out error; on error the CQ is unchanged.
+ */
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_ucontext *uctx;
+	struct sroce_queue ring;
+	u64 mmap_offset;
+	int err;
+
+	if (!udata)
+		return -EOPNOTSUPP;
+	if (cqe < 1 || cqe > SROCE_MAX_CQE)
+		return -EINVAL;
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	uctx = rdma_udata_to_drv_context(udata, struct sroce_ucontext, ibuc);
+
+	err = sroce_queue_init(&ring, roundup_pow_of_two(cqe),
+			       sizeof(struct sroce_cqe));
+	if (err)
+		return err;
+	err = sroce_queue_export(&ring, &uctx->ibuc, &mmap_offset);
+	if (err)
+		goto out_destroy;
+	err = sroce_cq_respond(&ring, udata, mmap_offset);
+	if (err)
+		goto out_destroy;
+	err = sroce_cq_swap_ring(cq, &ring, cqe);
+out_destroy:
+	/* The new ring on failure, the old one on success. */
+	sroce_queue_destroy(&ring);
+	return err;
 }
 
 /* Should this completion fire the armed handler? Disarms if so. */

@@ -206,6 +206,22 @@ err_free_mr:
 	return ERR_PTR(err);
 }
 
+/*
+ * Make @mr unreachable and wait until the data path is done with it: after
+ * this, nothing reads its fields until it is published again. The slot
+ * stays reserved (an allocating xarray keeps a NULL store as a
+ * reservation, which lookups see as empty), so republishing in place
+ * needs no memory and cannot fail.
+ */
+static void sroce_mr_hide(struct sroce_mr *mr)
+{
+	xa_store(&mr->sdev->mr_table.xa, sroce_key_index(mr->ibmr.lkey), NULL,
+		 GFP_KERNEL);
+	/* The table's reference; the last put completes @released. */
+	sroce_mr_put(mr);
+	wait_for_completion(&mr->released);
+}
+
 /**
  * sroce_dereg_mr - ib_device_ops.dereg_mr
  * @ibmr: the MR; driver-allocated, so freed here
@@ -218,15 +234,145 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sroce_mr *mr = to_smr(ibmr);
 
+	sroce_mr_hide(mr);
 	xa_erase(&mr->sdev->mr_table.xa, sroce_key_index(mr->ibmr.lkey));
-	/* The table's reference; the last put completes @released. */
-	sroce_mr_put(mr);
-	wait_for_completion(&mr->released);
-
 	ib_umem_release(mr->umem);
 	kvfree(mr->pages);
 	kfree_rcu(mr, rcu);
 	return 0;
+}
+
+/* The new translation of a rereg: pinned before the MR is touched. */
+struct sroce_mr_pin {
+	struct ib_umem *umem;
+	struct page **pages;
+	unsigned long npages;
+};
+
+static int sroce_mr_pin(struct sroce_mr *mr, u64 start, u64 length, int access,
+			struct sroce_mr_pin *pin)
+{
+	struct sroce_mr tmp = { };
+	int err;
+
+	tmp.umem = ib_umem_get(mr->ibmr.device, start, length, access);
+	if (IS_ERR(tmp.umem))
+		return PTR_ERR(tmp.umem);
+	err = sroce_mr_fill_pages(&tmp);
+	if (err) {
+		ib_umem_release(tmp.umem);
+		return err;
+	}
+	pin->umem = tmp.umem;
+	pin->pages = tmp.pages;
+	pin->npages = tmp.npages;
+	return 0;
+}
+
+/* Swap the translation in; @pin gets the old one, to release. */
+static void sroce_mr_swap_pin(struct sroce_mr *mr, struct sroce_mr_pin *pin)
+{
+	swap(mr->umem, pin->umem);
+	swap(mr->pages, pin->pages);
+	swap(mr->npages, pin->npages);
+}
+
+/*
+ * New keys for a rereg: same index, a generation byte different from the
+ * old one, so every key handed out before no longer matches.
+ */
+static u32 sroce_mr_next_key(struct sroce_mr_table *table, u32 old_key)
+{
+	u8 gen;
+
+	do {
+		gen = atomic_inc_return(&table->gen) & SROCE_KEY_GEN_MASK;
+	} while (gen == (old_key & SROCE_KEY_GEN_MASK));
+	return sroce_key_make(sroce_key_index(old_key), gen);
+}
+
+/*
+ * A rereg must pin anew when the range changes, or when it grants write
+ * access to pages pinned without it (they may be shared copy-on-write).
+ */
+static bool sroce_mr_needs_pin(struct sroce_mr *mr, int flags, int access)
+{
+	return (flags & IB_MR_REREG_TRANS) ||
+	       (ib_access_writable(access) && !mr->umem->writable);
+}
+
+static int sroce_mr_check_rereg(int flags, u64 start, u64 length, u64 iova,
+				int access, struct ib_udata *udata)
+{
+	if (flags & IB_MR_REREG_TRANS)
+		return sroce_mr_check_reg(start, length, iova, access, udata);
+	if (udata && udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	return sroce_mr_check_access(access);
+}
+
+/**
+ * sroce_rereg_user_mr - ib_device_ops.rereg_user_mr, always in place
+ * @ibmr: the MR
+ * @flags: IB_MR_REREG_TRANS, _PD and/or _ACCESS
+ * @start: user address of the new range (IB_MR_REREG_TRANS)
+ * @length: bytes of the new range (IB_MR_REREG_TRANS)
+ * @iova: the address peers use for @start (IB_MR_REREG_TRANS)
+ * @access: the new IB_ACCESS_* flags (IB_MR_REREG_ACCESS)
+ * @ibpd: the new protection domain (ib_core passes the old one otherwise)
+ * @udata: driver data, none defined
+ *
+ * A new range is pinned first, so a failure changes nothing. Then the MR
+ * leaves the table, the data path drains from it (sroce_mr_hide), the
+ * fields change, and it comes back at the same index with a new key
+ * generation: a key from before the call no longer reaches it. ib_core
+ * updates ibmr.pd, .iova and .length itself for an in-place rereg.
+ * Return: NULL (in place) or ERR_PTR(-EINVAL, -EOPNOTSUPP, or the pin's
+ * error).
+ */
+struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+	struct sroce_mr_table *table = &mr->sdev->mr_table;
+	struct sroce_mr_pin pin = { };
+	u32 key;
+	int err;
+
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->umem->address;
+		length = mr->length;
+		iova = mr->iova;
+	}
+	err = sroce_mr_check_rereg(flags, start, length, iova, access, udata);
+	if (err)
+		return ERR_PTR(err);
+	if (sroce_mr_needs_pin(mr, flags, access)) {
+		err = sroce_mr_pin(mr, start, length, access, &pin);
+		if (err)
+			return ERR_PTR(err);
+	}
+
+	sroce_mr_hide(mr);
+	/* A lookup that found the MR before it left may still be racing. */
+	synchronize_rcu();
+	if (pin.umem)
+		sroce_mr_swap_pin(mr, &pin);
+	key = sroce_mr_next_key(table, mr->ibmr.lkey);
+	sroce_mr_init_fields(mr, ibpd, iova, length, access);
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	/* Replaces the reservation: allocates nothing. Release: publishes. */
+	xa_store(&table->xa, sroce_key_index(key), mr, GFP_KERNEL);
+
+	if (pin.umem) {
+		ib_umem_release(pin.umem);
+		kvfree(pin.pages);
+	}
+	return NULL;
 }
 
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)

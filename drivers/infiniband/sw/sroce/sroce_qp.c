@@ -345,6 +345,16 @@ static void sroce_qp_enter_state_locked(struct sroce_qp *qp,
 			qp->retry_left = qp->attr.retry_cnt;
 			qp->rnr_retry_left = qp->attr.rnr_retry;
 		}
+		qp->sqd_notify = false;
+		/* WQEs fetched while draining wait in swqes[], not the ring. */
+		if (prev == IB_QPS_SQD)
+			WRITE_ONCE(qp->tx_pending, true);
+		break;
+	case IB_QPS_SQD:
+		if (prev == IB_QPS_RTS) {
+			qp->sqd_notify = qp->attr.en_sqd_async_notify;
+			sroce_qp_sqd_check_locked(qp);
+		}
 		break;
 	case IB_QPS_ERR:
 		sroce_qp_error_locked(qp);
@@ -550,6 +560,51 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	}
 	nla_nest_end(msg, table);
 	return 0;
+}
+
+/*
+ * Any context, qp->lock may be held: the uverbs handler only queues the
+ * event under its own lock, and sroce has no kernel QPs.
+ */
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/*
+ * The SQ is drained when every WQE the requester started has completed:
+ * the completer caught up with the requester, and the WQE the requester
+ * stands at (if it fetched one) has not sent a packet. In SQD it starts
+ * no new WQE, so once drained the SQ stays drained until RTS.
+ */
+static bool sroce_sq_drained_locked(struct sroce_qp *qp)
+{
+	const struct sroce_swqe *swqe;
+
+	if (qp->comp_index != qp->req_index)
+		return false;
+	if (qp->req_index == qp->sq.index)
+		return true;
+	swqe = &qp->swqes[qp->req_index & (qp->sq.depth - 1)];
+	return swqe->state == SROCE_SWQE_QUEUED;
+}
+
+/* Called on entering SQD and after every completion step. */
+void sroce_qp_sqd_check_locked(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->state != IB_QPS_SQD || !qp->sqd_notify ||
+	    !sroce_sq_drained_locked(qp))
+		return;
+	qp->sqd_notify = false;
+	sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
 }
 
 /**

@@ -139,6 +139,8 @@ struct sroce_rwqe {
  * @av: where packets go (set by modify_qp with IB_QP_AV)
  * @resp_last_flags: opcode flags of the last request accepted, to check
  *	that FIRST/MIDDLE/LAST arrive in a legal order
+ * @sqd_notify: SQD was entered with en_sqd_async_notify and the
+ *	IB_EVENT_SQ_DRAINED it asked for is not delivered yet
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -194,6 +196,7 @@ struct sroce_qp {
 	u16 src_port;
 	struct sroce_av av;
 	u32 resp_last_flags;
+	bool sqd_notify;
 };
 
 /* READs and ATOMICs: answered by their own responses, limited by ORD. */
@@ -226,6 +229,10 @@ static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 struct sroce_qp *sroce_qp_get(u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_error_locked(struct sroce_qp *qp);
+/* Deliver an affiliated async event to the QP's owner; any context. */
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
+/* In SQD: deliver IB_EVENT_SQ_DRAINED once nothing started is outstanding. */
+void sroce_qp_sqd_check_locked(struct sroce_qp *qp);
 
 /* ib_device_ops */
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,

@@ -378,18 +378,6 @@ static enum sroce_resp_result sroce_resp_execute(struct sroce_qp *qp,
 	return sroce_resp_atomic_op(qp, h);
 }
 
-static void sroce_resp_qp_event(struct sroce_qp *qp, enum ib_event_type type)
-{
-	struct ib_event ev = {
-		.device = qp->ibqp.device,
-		.element.qp = &qp->ibqp,
-		.event = type,
-	};
-
-	if (qp->ibqp.event_handler)
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
-}
-
 static void sroce_resp_count_nak(struct sroce_qp *qp, u8 nak)
 {
 	if (nak == SROCE_NAK_REMOTE_ACCESS)
@@ -403,7 +391,7 @@ static void sroce_resp_fatal(struct sroce_qp *qp, u8 nak, enum ib_event_type ev)
 	sroce_resp_count_nak(qp, nak);
 	sroce_resp_ack(qp, qp->resp_psn, SROCE_AETH_NAK | nak);
 	sroce_qp_error_locked(qp);
-	sroce_resp_qp_event(qp, ev);
+	sroce_qp_event(qp, ev);
 }
 
 static void sroce_resp_finish(struct sroce_qp *qp, const struct sroce_hdrs *h,

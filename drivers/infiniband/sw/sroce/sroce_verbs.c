@@ -141,11 +141,13 @@ const struct ib_device_ops sroce_dev_ops = {
 	.post_recv = sroce_post_recv,
 	.create_cq = sroce_create_cq,
 	.destroy_cq = sroce_destroy_cq,
+	.resize_cq = sroce_resize_cq,
 	.poll_cq = sroce_poll_cq,
 	.req_notify_cq = sroce_req_notify_cq,
 	.get_dma_mr = sroce_get_dma_mr,
 	.reg_user_mr = sroce_reg_user_mr,
 	.dereg_mr = sroce_dereg_mr,
+	.rereg_user_mr = sroce_rereg_user_mr,
 	.mmap = sroce_mmap,
 	.mmap_free = sroce_mmap_free,
 

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Changing objects while traffic uses them: ibv_resize_cq with completions
+ * waiting, ibv_rereg_mr (access, PD, translation) and what the old and new
+ * keys may then do, and the SQD state (drain, the SQ_DRAINED event,
+ * resume).
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "verbs_test.h"
+
+#define MSG_LEN		100
+#define GUARD		0xa5
+
+/* --- resize_cq ----------------------------------------------------------- */
+
+#define RESIZE_FIRST	6	/* SENDs waiting in the receive CQ at the resize */
+#define RESIZE_LATER	2	/* SENDs after it */
+#define RESIZE_MSGS	(RESIZE_FIRST + RESIZE_LATER)
+
+static int send_msgs(struct vt *t, struct vt_ep *ep, struct vt_buf *b, uint64_t seed,
+		     int first, int count)
+{
+	int i;
+
+	for (i = first; i < first + count; i++) {
+		struct ibv_sge sg = vt_sge(b, (size_t)i * MSG_LEN, MSG_LEN);
+		struct ibv_send_wr wr = vt_wr(IBV_WR_SEND, i, &sg, 1, IBV_SEND_SIGNALED);
+
+		vt_fill(b->p + (size_t)i * MSG_LEN, MSG_LEN, seed + i);
+		if (vt_post_send(t, ep, &wr))
+			return -1;
+	}
+	for (i = first; i < first + count; i++)
+		if (vt_expect_wc(t, ep->scq, i, IBV_WC_SUCCESS, NULL, "SEND completion"))
+			return -1;
+	return 0;
+}
+
+/*
+ * The client's SEND completions mean the server's receive completions are
+ * written (the responder completes before it acknowledges), so the sync
+ * after them tells the server its CQ holds all of them.
+ */
+static int resize_client(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, RESIZE_MSGS * MSG_LEN, IBV_ACCESS_LOCAL_WRITE);
+	struct vt_ep ep;
+	uint64_t seed;
+
+	if (!b || vt_ep_up(t, &ep, NULL) || vt_get_u64(t, &seed))
+		return -1;
+	if (send_msgs(t, &ep, b, seed, 0, RESIZE_FIRST) || vt_sync(t) || vt_sync(t))
+		return -1;
+	return send_msgs(t, &ep, b, seed, RESIZE_FIRST, RESIZE_LATER) || vt_sync(t) ? -1 : 0;
+}
+
+static int expect_msgs(struct vt *t, struct vt_ep *ep, struct vt_buf *b, uint64_t seed,
+		       int first, int count)
+{
+	struct ibv_wc wc;
+	int i;
+
+	for (i = first; i < first + count; i++) {
+		if (vt_expect_wc(t, ep->rcq, i, IBV_WC_SUCCESS, &wc, "receive completion"))
+			return -1;
+		if (wc.byte_len != MSG_LEN || wc.opcode != IBV_WC_RECV)
+			return vt_fail(t, "message %d: opcode %d byte_len %u", i, wc.opcode,
+				       wc.byte_len);
+		if (vt_check(t, b->p + (size_t)i * MSG_LEN, MSG_LEN, seed + i, "received data"))
+			return -1;
+	}
+	return 0;
+}
+
+static int resize_expect(struct vt *t, struct ibv_cq *cq, int cqe, int want_rc)
+{
+	int rc = ibv_resize_cq(cq, cqe);
+
+	if (rc != want_rc)
+		return vt_fail(t, "ibv_resize_cq(%d): %s, expected %s", cqe, strerror(rc),
+			       strerror(want_rc));
+	if (!rc && cq->cqe < cqe)
+		return vt_fail(t, "ibv_resize_cq(%d): the CQ reports %d entries", cqe, cq->cqe);
+	return 0;
+}
+
+static int resize_server(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, RESIZE_MSGS * MSG_LEN, IBV_ACCESS_LOCAL_WRITE);
+	uint64_t seed = vt_rand(t);
+	struct vt_qp_opts o;
+	struct vt_ep ep;
+	int i;
+
+	vt_qp_opts_init(t, &o);
+	o.cqe = 8;
+	if (!b || vt_ep_create(t, &ep, &o))
+		return -1;
+	for (i = 0; i < RESIZE_MSGS; i++) {
+		struct ibv_sge sg = vt_sge(b, (size_t)i * MSG_LEN, MSG_LEN);
+
+		if (vt_post_recv(t, &ep, i, &sg, 1))
+			return -1;
+	}
+	if (vt_ep_link(t, &ep, NULL) || vt_put_u64(t, seed) || vt_sync(t))
+		return -1;
+	/* Six completions wait; take two, four stay. */
+	if (expect_msgs(t, &ep, b, seed, 0, 2) ||
+	    resize_expect(t, ep.rcq, 3, EINVAL) || resize_expect(t, ep.rcq, 0, EINVAL) ||
+	    resize_expect(t, ep.rcq, 4, 0) ||
+	    expect_msgs(t, &ep, b, seed, 2, RESIZE_FIRST - 2) ||
+	    resize_expect(t, ep.rcq, 64, 0) || vt_sync(t) || vt_sync(t))
+		return -1;
+	if (expect_msgs(t, &ep, b, seed, RESIZE_FIRST, RESIZE_LATER))
+		return -1;
+	return vt_expect_no_wc(t, ep.rcq, 0, "extra receive completion");
+}
+
+/* --- rereg_mr ------------------------------------------------------------ */
+
+enum rereg_kind { REREG_ACCESS, REREG_PD, REREG_TRANSLATION };
+
+#define REREG_LEN	4096
+
+/*
+ * One RDMA operation on a fresh endpoint: the peer exposes its MR as it is
+ * now, rkey overrides the key the peer sent (0: use it). Both QPs go to
+ * ERR on an access error, hence an endpoint per operation.
+ */
+static int rdma_once(struct vt *t, enum ibv_wr_opcode op, struct vt_buf *b, uint64_t seed,
+		     uint32_t rkey, enum ibv_wc_status want, uint32_t *peer_rkey)
+{
+	struct ibv_sge sg = vt_sge(b, 0, MSG_LEN);
+	struct ibv_send_wr wr = vt_wr(op, 1, &sg, 1, IBV_SEND_SIGNALED);
+	struct vt_ep ep;
+
+	if (vt_ep_up(t, &ep, NULL))
+		return -1;
+	if (peer_rkey)
+		*peer_rkey = ep.peer.rkey;
+	if (op == IBV_WR_RDMA_WRITE)
+		vt_fill(b->p, MSG_LEN, seed);
+	else
+		memset(b->p, GUARD, MSG_LEN);
+	vt_wr_remote(&wr, &ep, 0);
+	if (rkey)
+		wr.wr.rdma.rkey = rkey;
+	if (vt_post_send(t, &ep, &wr) ||
+	    vt_expect_wc(t, ep.scq, 1, want, NULL, op == IBV_WR_RDMA_WRITE ? "WRITE" : "READ"))
+		return -1;
+	if (op == IBV_WR_RDMA_READ && want == IBV_WC_SUCCESS &&
+	    vt_check(t, b->p, MSG_LEN, seed, "data read"))
+		return -1;
+	return vt_sync(t);
+}
+
+/* The server's side of rdma_once: expose b from a QP in pd. */
+static int expose_once(struct vt *t, struct ibv_pd *pd, struct vt_buf *b)
+{
+	struct vt_qp_opts o;
+	struct vt_ep ep;
+
+	vt_qp_opts_init(t, &o);
+	o.pd = pd;
+	return vt_ep_create(t, &ep, &o) || vt_ep_link(t, &ep, b) || vt_sync(t) ? -1 : 0;
+}
+
+static int rereg_client(struct vt *t)
+{
+	enum rereg_kind kind = *(const enum rereg_kind *)t->arg;
+	struct vt_buf *b = vt_buf(t, MSG_LEN, IBV_ACCESS_LOCAL_WRITE);
+	uint32_t old_rkey, new_rkey;
+	uint64_t seed = vt_rand(t);
+
+	if (!b || vt_put_u64(t, seed))
+		return -1;
+	/* Before: the key works. */
+	if (rdma_once(t, IBV_WR_RDMA_WRITE, b, seed, 0, IBV_WC_SUCCESS, &old_rkey))
+		return -1;
+	/* After: the old key is dead, whatever changed. */
+	if (rdma_once(t, IBV_WR_RDMA_READ, b, seed, old_rkey, IBV_WC_REM_ACCESS_ERR, &new_rkey))
+		return -1;
+	if (new_rkey == old_rkey)
+		return vt_fail(t, "ibv_rereg_mr kept rkey 0x%x", old_rkey);
+	switch (kind) {
+	case REREG_ACCESS:	/* now read-only */
+		return rdma_once(t, IBV_WR_RDMA_READ, b, seed, 0, IBV_WC_SUCCESS, NULL) ||
+		       rdma_once(t, IBV_WR_RDMA_WRITE, b, seed + 1, 0, IBV_WC_REM_ACCESS_ERR,
+				 NULL) ? -1 : 0;
+	case REREG_PD:		/* first through a QP of the old PD, then the new */
+		return rdma_once(t, IBV_WR_RDMA_WRITE, b, seed + 1, 0, IBV_WC_REM_ACCESS_ERR,
+				 NULL) ||
+		       rdma_once(t, IBV_WR_RDMA_WRITE, b, seed + 2, 0, IBV_WC_SUCCESS, NULL) ||
+		       rdma_once(t, IBV_WR_RDMA_READ, b, seed + 2, 0, IBV_WC_SUCCESS, NULL) ? -1 : 0;
+	case REREG_TRANSLATION:	/* the new range, already filled by the server */
+		return rdma_once(t, IBV_WR_RDMA_READ, b, seed + 3, 0, IBV_WC_SUCCESS, NULL) ||
+		       rdma_once(t, IBV_WR_RDMA_WRITE, b, seed + 4, 0, IBV_WC_SUCCESS, NULL) ? -1 : 0;
+	}
+	return vt_fail(t, "unknown rereg kind");
+}
+
+static int rereg(struct vt *t, struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+		 size_t len, int access)
+{
+	uint32_t lkey = mr->lkey, rkey = mr->rkey;
+	int rc = ibv_rereg_mr(mr, flags, pd, addr, len, access);
+
+	if (rc)
+		return vt_fail(t, "ibv_rereg_mr(flags 0x%x): %d (%s)", flags, rc, strerror(errno));
+	if (mr->lkey == lkey || mr->rkey == rkey)
+		return vt_fail(t, "ibv_rereg_mr kept lkey 0x%x / rkey 0x%x", lkey, rkey);
+	return 0;
+}
+
+static int rereg_server(struct vt *t)
+{
+	enum rereg_kind kind = *(const enum rereg_kind *)t->arg;
+	struct ibv_pd *pd2 = vt_pd(t);	/* before the MR: freed after it */
+	struct vt_buf *other = vt_buf(t, REREG_LEN, IBV_ACCESS_LOCAL_WRITE);
+	struct vt_buf *b = vt_buf(t, REREG_LEN, VT_ACCESS_ALL);
+	uint64_t seed;
+
+	if (!pd2 || !other || !b || vt_get_u64(t, &seed) || expose_once(t, t->pd, b))
+		return -1;
+	if (vt_check(t, b->p, MSG_LEN, seed, "memory after the WRITE"))
+		return -1;
+	switch (kind) {
+	case REREG_ACCESS:
+		if (rereg(t, b->mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ) ||
+		    expose_once(t, t->pd, b) || expose_once(t, t->pd, b) ||
+		    expose_once(t, t->pd, b))
+			return -1;
+		return vt_check(t, b->p, MSG_LEN, seed, "memory after the refused WRITE");
+	case REREG_PD:
+		if (rereg(t, b->mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0) ||
+		    expose_once(t, t->pd, b) || expose_once(t, t->pd, b) ||
+		    vt_check(t, b->p, MSG_LEN, seed, "memory after the refused WRITE") ||
+		    expose_once(t, pd2, b) || expose_once(t, pd2, b))
+			return -1;
+		return vt_check(t, b->p, MSG_LEN, seed + 2, "memory after the WRITE");
+	case REREG_TRANSLATION:
+		vt_fill(other->p, MSG_LEN, seed + 3);
+		if (rereg(t, b->mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, other->p, REREG_LEN,
+			  0))
+			return -1;
+		b->p = other->p;
+		if (expose_once(t, t->pd, b) || expose_once(t, t->pd, b) ||
+		    expose_once(t, t->pd, b))
+			return -1;
+		return vt_check(t, other->p, MSG_LEN, seed + 4, "new range after the WRITE");
+	}
+	return vt_fail(t, "unknown rereg kind");
+}
+
+/* --- SQD ------------------------------------------------------------------ */
+
+#define SQD_BEFORE	8		/* SENDs posted, then SQD at once */
+#define SQD_DURING	3		/* SENDs posted while in SQD */
+#define SQD_MSGS	(SQD_BEFORE + SQD_DURING)
+#define SQD_LEN		16384		/* 16 packets: the drain takes a while */
+
+static int sqd_modify(struct vt *t, struct ibv_qp *qp, enum ibv_qp_state st)
+{
+	struct ibv_qp_attr a = { .qp_state = st, .en_sqd_async_notify = 1 };
+	int mask = IBV_QP_STATE | (st == IBV_QPS_SQD ? IBV_QP_EN_SQD_ASYNC_NOTIFY : 0);
+	int rc = ibv_modify_qp(qp, &a, mask);
+
+	return rc ? vt_fail(t, "modify_qp to %s: %s", st == IBV_QPS_SQD ? "SQD" : "RTS",
+			    strerror(rc)) : 0;
+}
+
+static int sqd_post(struct vt *t, struct vt_ep *ep, struct vt_buf *b, uint64_t seed, int i)
+{
+	struct ibv_sge sg = vt_sge(b, (size_t)i * SQD_LEN, SQD_LEN);
+	struct ibv_send_wr wr = vt_wr(IBV_WR_SEND, i, &sg, 1, IBV_SEND_SIGNALED);
+
+	vt_fill(b->p + (size_t)i * SQD_LEN, SQD_LEN, seed + i);
+	return vt_post_send(t, ep, &wr);
+}
+
+/* Completions polled so far must be 0, 1, ...; returns how many came. */
+static int sqd_take_done(struct vt *t, struct vt_ep *ep, int *next)
+{
+	struct ibv_wc wc;
+	int n;
+
+	while ((n = ibv_poll_cq(ep->scq, 1, &wc)) == 1) {
+		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != (uint64_t)*next)
+			return vt_fail(t, "completion wr_id %llu status %s, expected %d success",
+				       (unsigned long long)wc.wr_id,
+				       ibv_wc_status_str(wc.status), *next);
+		++*next;
+	}
+	return n < 0 ? vt_fail(t, "ibv_poll_cq: %d", n) : 0;
+}
+
+/*
+ * RTS -> SQD right after posting: the SQ_DRAINED event comes, after it no
+ * completion appears (sends posted in SQD included) and the QP stays in
+ * SQD; SQD -> RTS then completes everything, in order, none lost.
+ */
+static int sqd_client(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, (size_t)SQD_MSGS * SQD_LEN, IBV_ACCESS_LOCAL_WRITE);
+	uint64_t seed = vt_rand(t);
+	struct vt_ep ep;
+	int i, next = 0;
+
+	if (!b || vt_ep_up(t, &ep, NULL) || vt_put_u64(t, seed))
+		return -1;
+	for (i = 0; i < SQD_BEFORE; i++)
+		if (sqd_post(t, &ep, b, seed, i))
+			return -1;
+	if (sqd_modify(t, ep.qp, IBV_QPS_SQD) ||
+	    vt_wait_async(t, IBV_EVENT_SQ_DRAINED, ep.qp))
+		return -1;
+	for (; i < SQD_MSGS; i++)
+		if (sqd_post(t, &ep, b, seed, i))
+			return -1;
+	if (sqd_take_done(t, &ep, &next) ||
+	    vt_expect_no_wc(t, ep.scq, 300, "completion while drained in SQD") ||
+	    vt_expect_state(t, ep.qp, IBV_QPS_SQD, 0, "after the drain"))
+		return -1;
+	vt_note(t, "%d of %d sends done when drained", next, SQD_BEFORE);
+	if (sqd_modify(t, ep.qp, IBV_QPS_RTS))
+		return -1;
+	for (i = next; i < SQD_MSGS; i++)
+		if (vt_expect_wc(t, ep.scq, i, IBV_WC_SUCCESS, NULL, "SEND after SQD"))
+			return -1;
+	return vt_sync(t);
+}
+
+static int sqd_server(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, (size_t)SQD_MSGS * SQD_LEN, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_wc wc;
+	struct vt_ep ep;
+	uint64_t seed;
+	int i;
+
+	if (!b || vt_ep_new(t, &ep))
+		return -1;
+	for (i = 0; i < SQD_MSGS; i++) {
+		struct ibv_sge sg = vt_sge(b, (size_t)i * SQD_LEN, SQD_LEN);
+
+		if (vt_post_recv(t, &ep, i, &sg, 1))
+			return -1;
+	}
+	if (vt_ep_link(t, &ep, NULL) || vt_get_u64(t, &seed))
+		return -1;
+	for (i = 0; i < SQD_MSGS; i++) {
+		if (vt_expect_wc(t, ep.rcq, i, IBV_WC_SUCCESS, &wc, "receive completion"))
+			return -1;
+		if (wc.byte_len != SQD_LEN ||
+		    vt_check(t, b->p + (size_t)i * SQD_LEN, SQD_LEN, seed + i, "received data"))
+			return vt_fail(t, "message %d: byte_len %u or data wrong", i, wc.byte_len);
+	}
+	return vt_sync(t);
+}
+
+static const enum rereg_kind rereg_access = REREG_ACCESS, rereg_pd = REREG_PD,
+			     rereg_translation = REREG_TRANSLATION;
+
+const struct vt_case vt_object_cases[] = {
+	{ "cq_resize", "resize_cq with CQEs waiting: shrink below them fails, in order after, more traffic",
+	  resize_client, resize_server, NULL },
+	{ "rereg_access", "rereg_mr access to read-only: old rkey REM_ACCESS_ERR, READ ok, WRITE refused",
+	  rereg_client, rereg_server, &rereg_access },
+	{ "rereg_pd", "rereg_mr to another PD: old rkey dead, old PD's QP refused, new PD's QP ok",
+	  rereg_client, rereg_server, &rereg_pd },
+	{ "rereg_translation", "rereg_mr to a new range: old rkey dead, new range read and written",
+	  rereg_client, rereg_server, &rereg_translation },
+	{ "sqd", "RTS->SQD: SQ_DRAINED event, nothing runs after it, posts kept; SQD->RTS resumes",
+	  sqd_client, sqd_server, NULL },
+	{ NULL },
+};
