@@ -104,6 +104,46 @@ static int to_init(struct vt *t, struct vt_ep *ep)
 	return modify(t, ep->qp, &a, mask, "INIT");
 }
 
+/* The CQs the options do not provide: plain, or extended with o->wc_flags. */
+static int create_cqs(struct vt *t, struct vt_ep *ep, const struct vt_qp_opts *o)
+{
+	if (o->wc_flags && !o->scq && !o->rcq) {
+		ep->scqx = vt_cq_ex(t, o->cqe, NULL, o->wc_flags);
+		ep->rcqx = vt_cq_ex(t, o->cqe, o->rchannel, o->wc_flags);
+		if (!ep->scqx || !ep->rcqx)
+			return -1;
+		ep->scq = ibv_cq_ex_to_cq(ep->scqx);
+		ep->rcq = ibv_cq_ex_to_cq(ep->rcqx);
+		return 0;
+	}
+	ep->scq = o->scq ?: vt_cq(t, o->cqe, NULL);
+	ep->rcq = o->rcq ?: vt_cq(t, o->cqe, o->rchannel);
+	return ep->scq && ep->rcq ? 0 : -1;
+}
+
+/* ibv_create_qp, or ibv_create_qp_ex when o->send_ops_flags asks for it. */
+static struct ibv_qp *create_qp(struct vt *t, struct vt_ep *ep, struct ibv_qp_init_attr *ia)
+{
+	struct ibv_qp_init_attr_ex iax = {
+		.qp_context = ia->qp_context, .send_cq = ia->send_cq, .recv_cq = ia->recv_cq,
+		.cap = ia->cap, .qp_type = ia->qp_type, .sq_sig_all = ia->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = ep->o.pd ?: t->pd, .send_ops_flags = ep->o.send_ops_flags,
+	};
+	struct ibv_qp *qp;
+
+	if (!ep->o.send_ops_flags)
+		return vt_qp(t, ep->o.pd ?: t->pd, ia);
+	qp = vt_qp_ex(t, &iax);
+	if (!qp)
+		return NULL;
+	ia->cap = iax.cap;
+	ep->qpx = ibv_qp_to_qp_ex(qp);
+	if (!ep->qpx)
+		vt_fail(t, "ibv_qp_to_qp_ex returned NULL");
+	return ep->qpx ? qp : NULL;
+}
+
 /* Create the CQs the options do not provide, the QP, and move it to INIT. */
 int vt_ep_create(struct vt *t, struct vt_ep *ep, const struct vt_qp_opts *o)
 {
@@ -111,9 +151,7 @@ int vt_ep_create(struct vt *t, struct vt_ep *ep, const struct vt_qp_opts *o)
 
 	memset(ep, 0, sizeof(*ep));
 	ep->o = *o;
-	ep->scq = o->scq ?: vt_cq(t, o->cqe, NULL);
-	ep->rcq = o->rcq ?: vt_cq(t, o->cqe, o->rchannel);
-	if (!ep->scq || !ep->rcq)
+	if (create_cqs(t, ep, o))
 		return -1;
 	ia.send_cq = ep->scq;
 	ia.recv_cq = ep->rcq;
@@ -123,7 +161,7 @@ int vt_ep_create(struct vt *t, struct vt_ep *ep, const struct vt_qp_opts *o)
 		.max_send_sge = o->max_send_sge, .max_recv_sge = o->max_recv_sge,
 		.max_inline_data = o->max_inline,
 	};
-	ep->qp = vt_qp(t, o->pd ?: t->pd, &ia);
+	ep->qp = create_qp(t, ep, &ia);
 	if (!ep->qp)
 		return -1;
 	ep->o.max_inline = ia.cap.max_inline_data;	/* what we got */

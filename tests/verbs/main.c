@@ -41,7 +41,8 @@ struct config {
 };
 
 static const struct vt_case *const tables[] = {
-	vt_ops_cases, vt_object_cases, vt_error_cases, vt_scale_cases, vt_on_request_cases,
+	vt_ops_cases, vt_ex_cases, vt_object_cases, vt_error_cases, vt_scale_cases,
+	vt_on_request_cases,
 };
 
 /* Record the first failure of a half; returns -1 for "return vt_fail(...)". */

@@ -204,6 +204,24 @@ struct ibv_qp *vt_qp(struct vt *t, struct ibv_pd *pd, struct ibv_qp_init_attr *i
 	return track(t, VT_RES_QP, ibv_create_qp(pd, ia), "ibv_create_qp");
 }
 
+/* An extended CQ reporting wc_flags; destroyed like any CQ. */
+struct ibv_cq_ex *vt_cq_ex(struct vt *t, int cqe, struct ibv_comp_channel *ch,
+			   uint64_t wc_flags)
+{
+	struct ibv_cq_init_attr_ex a = {
+		.cqe = cqe, .channel = ch, .wc_flags = wc_flags,
+	};
+	struct ibv_cq_ex *cq = ibv_create_cq_ex(t->dev->ctx, &a);
+
+	return track(t, VT_RES_CQ, cq ? ibv_cq_ex_to_cq(cq) : NULL, "ibv_create_cq_ex") ?
+	       cq : NULL;
+}
+
+struct ibv_qp *vt_qp_ex(struct vt *t, struct ibv_qp_init_attr_ex *ia)
+{
+	return track(t, VT_RES_QP, ibv_create_qp_ex(t->dev->ctx, ia), "ibv_create_qp_ex");
+}
+
 /* xorshift64*: reproducible from the seed printed at start. */
 static uint64_t xorshift(uint64_t *s)
 {

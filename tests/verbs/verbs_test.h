@@ -89,6 +89,7 @@ struct vt_case {
 
 /* Case tables, one per area. */
 extern const struct vt_case vt_ops_cases[];
+extern const struct vt_case vt_ex_cases[];
 extern const struct vt_case vt_object_cases[];
 extern const struct vt_case vt_error_cases[];
 extern const struct vt_case vt_scale_cases[];
@@ -135,6 +136,9 @@ struct ibv_pd *vt_pd(struct vt *t);
 struct ibv_comp_channel *vt_channel(struct vt *t);
 struct ibv_cq *vt_cq(struct vt *t, int cqe, struct ibv_comp_channel *ch);
 struct ibv_qp *vt_qp(struct vt *t, struct ibv_pd *pd, struct ibv_qp_init_attr *ia);
+struct ibv_cq_ex *vt_cq_ex(struct vt *t, int cqe, struct ibv_comp_channel *ch,
+			   uint64_t wc_flags);
+struct ibv_qp *vt_qp_ex(struct vt *t, struct ibv_qp_init_attr_ex *ia);
 int vt_destroy(struct vt *t, void *p);
 
 uint64_t vt_rand(struct vt *t);
@@ -157,6 +161,8 @@ struct vt_qp_opts {
 	struct ibv_pd *pd;			/* NULL: t->pd */
 	struct ibv_cq *scq, *rcq;		/* NULL: create one */
 	struct ibv_comp_channel *rchannel;	/* for a created rcq */
+	uint64_t send_ops_flags;		/* !0: ibv_create_qp_ex with these */
+	uint64_t wc_flags;			/* !0: created CQs are ibv_cq_ex */
 };
 
 /* What one side tells the other about a QP and the memory it exposes. */
@@ -170,7 +176,9 @@ struct vt_info {
 struct vt_ep {
 	struct vt_qp_opts o;
 	struct ibv_cq *scq, *rcq;
+	struct ibv_cq_ex *scqx, *rcqx;		/* the same CQs, if o.wc_flags */
 	struct ibv_qp *qp;
+	struct ibv_qp_ex *qpx;			/* if o.send_ops_flags */
 	struct vt_info me, peer;
 };
 
