@@ -44,9 +44,34 @@ rxe_setup() {
 
 # gid_index DEV ADDR: index of DEV's RoCE v2 GID ::ffff:ADDR, from ibv_devinfo.
 gid_index() {
+	gid_index_of "$1" "::ffff:$2"
+}
+
+# gid_index_of DEV GID: the index of GID (as ibv_devinfo prints it), RoCE v2.
+gid_index_of() {
 	ibv_devinfo -v -d "$1" 2>/dev/null |
-		sed -n "s/^[[:space:]]*GID\[ *\([0-9]*\)\]:[[:space:]]*::ffff:$2, RoCE v2\$/\1/p" |
+		sed -n "s/^[[:space:]]*GID\[ *\([0-9]*\)\]:[[:space:]]*$2, RoCE v2\$/\1/p" |
 		head -n 1
+}
+
+# rdma_use_ipv6_gid: give eth0 the ULA fd00:198:18::<host + 1> and make its
+# RoCE v2 GID the one later runs use (GID_INDEX).
+rdma_use_ipv6_gid() {
+	local ip=fd00:198:18::$((${SROCE_HOST:-0} + 1))
+
+	run ip -6 addr add "$ip/64" dev eth0 nodad
+	expect_gid "$RDMA_DEV" "$ip" "RoCE v2" 10
+	GID_INDEX=$(gid_index_of "$RDMA_DEV" "$ip")
+	[ -n "$GID_INDEX" ] || fail "no GID index for $ip"
+	log "IPv6 RoCE v2 GID $ip, index $GID_INDEX"
+}
+
+# wait_peer_ipv6 [SEC]: the peer's ULA (rdma_use_ipv6_gid there) answers.
+wait_peer_ipv6() {
+	local ip=fd00:198:18::$((2 - SROCE_HOST))
+
+	wait_for "${1:-30}" busybox ping -6 -c 1 -W 1 "$ip" >/dev/null ||
+		fail "peer $ip unreachable"
 }
 
 # rdma_setup [sroce|rxe]: create the device, find the GID index.
@@ -372,6 +397,8 @@ perftest_full() {
 # Sizes for ibv_rc_pingpong: a few by default, powers of 4 up to 1 MiB in full.
 PINGPONG_SIZES="1 64 4096 65536 1048576"
 PINGPONG_FULL_SIZES="1 4 16 64 256 1024 4096 16384 65536 262144 1048576"
+# Between IPv6 GIDs: one packet and many.
+PINGPONG_IPV6_SIZES="64 65536"
 
 # pingpong_sizes WHERE ITERS SIZES [OPTS...]
 pingpong_sizes() {
