@@ -36,7 +36,7 @@ help:
 	@echo "make check-debug  the VM suite under the KASAN/lockdep/kmemleak test kernel"
 	@echo "make sparse     build the module with sparse (C=1)"
 	@echo "make bench      perftest on rdma_rxe and sroce in the same guests, ratios in bench/results/"
-	@echo "                (KVER=6.12 for 6.12, QUICK=1 smoke run, TOPOLOGY=loopback|link, CPUS=1|2, POINTS=regex)"
+	@echo "                (KVER=6.12 for 6.12, QUICK=1 smoke run, TOPOLOGY=loopback|link, CPUS=1|2, POINTS=regex, PARALLEL=1)"
 	@echo "make install    install module (+depmod), provider and /etc/libibverbs.d/sroce.driver"
 
 setup:
@@ -84,7 +84,7 @@ bench: setup
 	@$(TOP)/tests/bench/bench.sh $(if $(BENCH_KVER),--kernel $(BENCH_KVER)) \
 		$(if $(filter-out 0,$(QUICK)),--quick) $(if $(TOPOLOGY),--topology $(TOPOLOGY)) \
 		$(if $(CPUS),--cpus $(CPUS)) $(if $(REPS),--reps $(REPS)) \
-		$(if $(POINTS),--points '$(POINTS)')
+		$(if $(POINTS),--points '$(POINTS)') $(if $(filter-out 0,$(PARALLEL)),--parallel)
 
 check-debug: setup
 	@$(TOP)/tests/tools/check.sh --debug

@@ -54,17 +54,17 @@ matrix_full() {
 	local tool
 
 	for tool in write read send; do
-		echo "${tool}_bw 64 90 ib_${tool}_bw -s 64 -n 5000"
-		echo "${tool}_bw 4096 90 ib_${tool}_bw -s 4096 -n 5000"
-		echo "${tool}_bw 65536 120 ib_${tool}_bw -s 65536 -n 1000"
-		echo "${tool}_bw 1048576 120 ib_${tool}_bw -s 1048576 -n 100"
+		echo "${tool}_bw 64 90 ib_${tool}_bw -s 64 -n 2000"
+		echo "${tool}_bw 4096 90 ib_${tool}_bw -s 4096 -n 2000"
+		echo "${tool}_bw 65536 120 ib_${tool}_bw -s 65536 -n 400"
+		echo "${tool}_bw 1048576 120 ib_${tool}_bw -s 1048576 -n 40"
 	done
-	echo "msg_rate 8 90 ib_write_bw -s 8 -q 4 -t 256 -n 5000"
+	echo "msg_rate 8 90 ib_write_bw -s 8 -q 4 -t 256 -n 2000"
 	for tool in write send read; do
-		echo "${tool}_lat 8 120 ib_${tool}_lat -s 8 -n 500"
-		echo "${tool}_lat 4096 120 ib_${tool}_lat -s 4096 -n 500"
+		echo "${tool}_lat 8 120 ib_${tool}_lat -s 8 -n 300"
+		echo "${tool}_lat 4096 120 ib_${tool}_lat -s 4096 -n 300"
 	done
-	echo "atomic_lat 8 120 ib_atomic_lat -n 500"
+	echo "atomic_lat 8 120 ib_atomic_lat -n 300"
 }
 
 # QUICK=1: one point per kind of transfer, short runs: a smoke test of the
@@ -315,7 +315,10 @@ main() {
 
 	parse_args "$@"
 	mkdir -p "$OUT"
-	trap 'grep -h "FAIL" "$OUT/exchange" 2>/dev/null || true' EXIT
+	# fail() inside exchange() writes into $OUT/exchange: show it on the
+	# console (fd 3), where the trap's own stdout may still be that file.
+	exec 3>&1
+	trap 'grep -h "FAIL" "$OUT/exchange" >&3 2>/dev/null || true' EXIT
 	dmesg -n 1	# keep kernel chatter off the console the host parses
 	log "matrix: $(matrix | awk '{ printf "%s/%s ", $1, $2 }')"
 	echo "BENCH-GUEST host=$SROCE_HOST kernel=$(uname -r) vcpus=$(nproc) mem_kib=$(awk '/MemTotal/ { print $2 }' /proc/meminfo)"

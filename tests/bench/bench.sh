@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench.sh [--kernel KVER] [--quick] [--topology loopback|link|all] [--reps N]
-#          [--cpus 1|2] [--points REGEX] [--out DIR]
+#          [--cpus 1|2] [--points REGEX] [--parallel] [--out DIR]
 #
 # `make bench`: perftest on rdma_rxe and on sroce in the same guest(s), same
 # kernel, same run, and a report of the ratios. Boots the guest(s) with
@@ -14,13 +14,15 @@
 #   OUT/<date>-<kver>-<topology>.png  chart of the ratios
 # OUT is bench/results (full runs; latest.md is refreshed) or, with --quick,
 # build/bench/results (a smoke run: fewer points, 1 repeat, short runs).
-# KVER may be a prefix: 6.1 or 6.12. Nothing here asserts a speed: the exit
-# status is non-zero only when the harness itself could not run.
+# KVER may be a prefix: 6.1 or 6.12. --parallel runs the two topologies at
+# the same time (three guests; faster, noisier: the report says so).
+# Nothing here asserts a speed: the exit status is non-zero only when the
+# harness itself could not run.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
-KERNEL='' QUICK=0 TOPOLOGY=all REPS=3 CPUS=1 POINTS='' OUT=''
+KERNEL='' QUICK=0 TOPOLOGY=all REPS=3 CPUS=1 POINTS='' OUT='' PARALLEL=0
 
 usage() {
 	sed -n '4,5s/^# \{0,1\}//p' "$0" >&2
@@ -36,6 +38,7 @@ parse_args() {
 		--reps) REPS=$2; shift 2 ;;
 		--cpus) CPUS=$2; shift 2 ;;
 		--points) POINTS=$2; shift 2 ;;
+		--parallel) PARALLEL=1; shift ;;
 		--out) OUT=$2; shift 2 ;;
 		*) usage ;;
 		esac
@@ -78,10 +81,11 @@ budget() {
 	if [ "$QUICK" = 1 ]; then echo 240; else echo $((1200 * REPS)); fi
 }
 
-# run_topology NAME HOSTS: boot, run, copy the BENCH lines of each host's log.
+# run_topology NAME: boot, run, copy the BENCH lines of each host's log.
 run_topology() {
-	local topo=$1 hosts=$2 b rc=0 n log args
+	local topo=$1 hosts=1 b rc=0 n log args
 
+	[ "$topo" = link ] && hosts=2
 	b=$(budget)
 	args=("$topo" --reps "$REPS" --budget "$b")
 	[ "$QUICK" = 1 ] && args+=(--quick)
@@ -118,6 +122,7 @@ main() {
 		echo "reps=$REPS"
 		echo "cpus=$CPUS"
 		echo "points=$POINTS"
+		echo "parallel=$PARALLEL"
 		echo "commit=$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
 		echo "host_cpus=$(nproc)"
 		echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
@@ -125,17 +130,23 @@ main() {
 		echo "load_start=$(load_average)"
 	} > "$WORK/meta"
 	for topo in $topos; do
-		case "$topo" in loopback) run_topology loopback 1 ;; link) run_topology link 2 ;; esac
+		if [ "$PARALLEL" = 1 ]; then
+			run_topology "$topo" &
+		else
+			run_topology "$topo"
+		fi
 	done
+	wait
 	echo "load_end=$(load_average)" >> "$WORK/meta"
 	echo "duration_s=$((SECONDS - start))" >> "$WORK/meta"
 	stem=$(date -u +%Y-%m-%d)-$KVER-$TOPOLOGY
 	[ "$QUICK" = 1 ] && stem+=-quick
 	# Debian's python3, which has python3-matplotlib (not a pyenv one on PATH).
-	# A full run of the whole matrix into bench/results becomes latest.md.
+	# A full run of the whole matrix into bench/results becomes latest.md
+	# and the README's table.
 	latest=()
 	[ "$QUICK" = 0 ] && [ "$OUT" = "$TOP/bench/results" ] && [ -z "$POINTS" ] &&
-		[ "$TOPOLOGY" = all ] && latest=(--latest "$OUT/latest.md")
+		[ "$TOPOLOGY" = all ] && latest=(--latest "$OUT/latest.md" --readme "$TOP/README.md")
 	/usr/bin/python3 "$HERE/report.py" --meta "$WORK/meta" --out "$OUT/$stem" "${latest[@]}" \
 		"$WORK"/*-host*.txt
 	echo "bench: raw logs in $WORK; took $((SECONDS - start)) s"

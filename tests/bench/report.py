@@ -117,9 +117,9 @@ def metrics_of(point):
     """(metric, label, unit, higher_is_better) rows a point contributes."""
     name = point.split("/")[0]
     if name == "msg_rate":
-        return [("mpps", "msg rate", "Mmsg/s", True)]
+        return [("mpps", "", "Mmsg/s", True)]
     if name.endswith("_bw"):
-        return [("bw", "bw", "MiB/s", True)]
+        return [("bw", "", "MiB/s", True)]
     return [("lat_typ", "typical", "µs", False), ("lat_p99", "p99", "µs", False)]
 
 
@@ -199,7 +199,8 @@ def build_rows(merged):
                 for (t, prov, _rep, pt), rec in sorted(merged.items()):
                     if t == topo and pt == point and prov in samples:
                         samples[prov].add(rec, metric)
-                rows.append(Row(topo, point, metric, f"{label_of(point)} {label}", unit, higher, samples))
+                rows.append(Row(topo, point, metric, f"{label_of(point)} {label}".strip(), unit,
+                                higher, samples))
     return rows
 
 
@@ -315,6 +316,52 @@ def summary(rows):
     return out
 
 
+def target_kind(row):
+    name = row.point.split("/")[0]
+    if name == "msg_rate":
+        return "8-byte message rate"
+    if name.endswith("_bw"):
+        return "bandwidth, 64 KiB and 1 MiB (write, read, send)"
+    return "8-byte latency, " + ("typical" if row.metric == "lat_typ" else "99th percentile")
+
+
+def readme_summary(rows, memcpy, source):
+    """A compact table for the README: each target, how many points meet it."""
+    kinds, cells = [], {}
+    for r in rows:
+        if r.target is None:
+            continue
+        kind = target_kind(r)
+        if kind not in kinds:
+            kinds.append(kind)
+        cells.setdefault((kind, r.topo), []).append(r)
+    out = [f"Latest full run ([{source}]({source})): sroce / rdma_rxe, medians; "
+           "a cell says how many points meet the target and the range of ratios.", "",
+           "| target (issue 5) | loopback | link |", "|---|---|---|"]
+    for kind in kinds:
+        line = f"| {kind} |"
+        for topo in TOPOLOGIES:
+            sel = cells.get((kind, topo), [])
+            ratios = [r.ratio for r in sel if r.ratio is not None]
+            if not sel:
+                line += " — |"
+                continue
+            met = sum(1 for r in sel if r.met)
+            lo, hi = (fmt(min(ratios)), fmt(max(ratios))) if ratios else (None, None)
+            span = "no data" if lo is None else f"{lo}×" if lo == hi else f"{lo}–{hi}×"
+            line += f" {sel[0].target[2]}: {met} of {len(sel)} met ({span}) |"
+        out.append(line)
+    loop = memcpy_by_size(memcpy, "loopback")
+    ref = loop.get(1 << 20)
+    best = max((r.sroce.median for r in rows if r.topo == "loopback" and r.metric == "bw"
+                and r.point.split("/")[1] in BIG_MESSAGES and r.sroce.median is not None),
+               default=None)
+    if ref and best is not None:
+        out.append(f"| loopback bandwidth vs the guest's memcpy ({fmt(ref)} MiB/s) | ≥0.5: best "
+                   f"{fmt(best / ref)} ({'met' if best / ref >= 0.5 else 'not met'}) | — |")
+    return out
+
+
 def header(meta, guests, title):
     g = guests[0] if guests else {}
     mem = int(g["mem_kib"]) // 1024 if g.get("mem_kib", "").isdigit() else "?"
@@ -337,6 +384,8 @@ def header(meta, guests, title):
     for topo in TOPOLOGIES:
         if meta.get("vm_" + topo):
             out.append(f"| vm-run {topo} | {meta['vm_' + topo]} |")
+    if meta.get("parallel") == "1":
+        out.append("| topologies | run at the same time (three guests): faster, noisier |")
     if meta.get("points"):
         out.append(f"| points | only those matching `{meta['points']}` |")
     return out + [""]
@@ -438,11 +487,28 @@ def write_chart(path, rows, title):
     plt.close(fig)
 
 
+README_BEGIN = "<!-- bench-table begin: make bench writes this table -->"
+README_END = "<!-- bench-table end -->"
+
+
+def splice_readme(path, lines):
+    with open(path) as f:
+        text = f.read()
+    start, end = text.find(README_BEGIN), text.find(README_END)
+    if start < 0 or end < start:
+        print(f"report: no bench-table markers in {path}", file=sys.stderr)
+        return
+    text = text[:start + len(README_BEGIN)] + "\n" + "\n".join(lines) + "\n" + text[end:]
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--meta", required=True)
     ap.add_argument("--out", required=True, help="path stem of the outputs")
     ap.add_argument("--latest", help="also copy the markdown here")
+    ap.add_argument("--readme", help="replace the lines between the bench-table markers of this file")
     ap.add_argument("inputs", nargs="+")
     args = ap.parse_args()
 
@@ -458,6 +524,9 @@ def main():
     write_raw_csv(args.out + "-raw.csv", runs)
     if args.latest:
         shutil.copyfile(args.out + ".md", args.latest)
+    if args.readme:
+        source = os.path.relpath(args.out + ".md", os.path.dirname(os.path.abspath(args.readme)))
+        splice_readme(args.readme, readme_summary(rows, memcpy, source))
     print(f"report: {args.out}.md ({len(runs)} runs, {len(rows)} rows)")
     print("\n".join(summary(rows)))
 

@@ -143,7 +143,10 @@ peer_exchange() {
 	BARRIER_SEQ=$((BARRIER_SEQ + 1))
 	busybox nc -l -p "$port" > "$inbox" &
 	lpid=$!
-	until timeout 2 bash -c "echo '$1' > /dev/tcp/$SROCE_PEER_IP/$port" 2> /dev/null; do
+	# A refused connection returns at once; the timeout only bounds a hung
+	# one. Generous: killing a send that got through but was slow to exit
+	# (a loaded host) would resend to a listener that is gone.
+	until timeout 10 bash -c "echo '$1' > /dev/tcp/$SROCE_PEER_IP/$port" 2> /dev/null; do
 		[ $SECONDS -lt $deadline ] || fail "peer did not reach exchange $port"
 		sleep 0.2
 	done
