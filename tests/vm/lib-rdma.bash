@@ -409,3 +409,34 @@ pingpong_sizes() {
 		"pingpong_$where" "$size" "$iters" "$@"
 	done
 }
+
+# --- captures (tests/tools/roce_pcap_check.py judges them) ---------------------------
+
+CAPTURE_PID=
+
+# capture_start IFACE FILE: dumpcap RoCEv2 (UDP 4791) on IFACE into FILE (pcap)
+# in the background; returns once dumpcap has opened the interface.
+capture_start() {
+	log "+ dumpcap -i $1 -f 'udp port 4791' -P -w $2 &"
+	dumpcap -q -i "$1" -f "udp port 4791" -P -w "$2" > "$2.log" 2>&1 &
+	CAPTURE_PID=$!
+	wait_for 10 test -s "$2" || { cat "$2.log"; fail "dumpcap did not start on $1"; }
+}
+
+# capture_stop: let dumpcap flush and exit.
+capture_stop() {
+	kill -INT "$CAPTURE_PID"
+	wait "$CAPTURE_PID" || true
+	CAPTURE_PID=
+}
+
+# capture_check FILE ARGS...: both judges (this script's ICRC and length checks,
+# tshark's dissector) must accept every RoCEv2 packet of FILE.
+capture_check() {
+	local file=$1
+
+	shift
+	log "+ roce_pcap_check.py $* $file"
+	python3 "$SROCE_TOP/tests/tools/roce_pcap_check.py" "$@" "$file" ||
+		fail "capture $file failed the wire checks"
+}

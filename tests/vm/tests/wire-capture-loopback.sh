@@ -1,0 +1,20 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 180
+#
+# Every packet sroce puts on the wire, captured on lo while one device talks
+# to itself (ibv_rc_pingpong with 4-packet messages, perftest WRITE, READ
+# with multi-packet responses, ATOMIC), has a correct ICRC and lengths per
+# an independent decoder (tests/tools/roce_pcap_check.py) and decodes in
+# tshark with no malformed packet and no expert error.
+. "$SROCE_TOP/tests/vm/lib.sh"
+. "$SROCE_TOP/tests/vm/lib-rdma.bash"
+
+rdma_setup sroce
+capture_start lo /tmp/loopback.pcap
+pingpong_loopback 4096 20
+perftest_loopback ib_write_bw bw -s 8192 -n 50
+perftest_loopback ib_read_bw bw -s 8192 -n 50
+perftest_loopback ib_atomic_bw bw -n 50
+capture_stop
+capture_check /tmp/loopback.pcap --from "$SROCE_IP:500"
