@@ -188,7 +188,15 @@ static void sroce_hdr_malformed_packets_rejected(struct kunit *test)
 	fill_hdrs(&h, SROCE_OP_SEND_ONLY, 8);
 	len = build_packet(test, buf, &h);
 	buf[0] = 0x15;
-	KUNIT_EXPECT_EQ(test, sroce_hdrs_parse(buf, len, &h), -EPROTONOSUPPORT);
+	KUNIT_EXPECT_EQ(test, sroce_hdrs_parse(buf, len, &h), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, h.bth.opcode, 0x15);
+	KUNIT_EXPECT_NULL(test, h.op);
+
+	/* Payload and pad not a whole number of 4-byte words. */
+	fill_hdrs(&h, SROCE_OP_SEND_ONLY, 8);
+	len = build_packet(test, buf, &h);
+	KUNIT_EXPECT_EQ(test, sroce_hdrs_parse(buf, len - 1, &h), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, sroce_hdrs_parse(buf, len + 2, &h), -EBADMSG);
 
 	/* Pad count larger than what follows the headers. */
 	fill_hdrs(&h, SROCE_OP_SEND_ONLY, 0);

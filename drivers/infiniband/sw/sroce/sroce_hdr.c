@@ -202,12 +202,16 @@ int sroce_hdrs_build(void *buf, unsigned int len, struct sroce_hdrs *h)
 	return op->hdr_len;
 }
 
-/* Payload and padding must agree with what the opcode allows. */
+/*
+ * Payload and padding must agree with what the opcode allows: the pad count
+ * brings the payload to a whole number of 4-byte words (IBA 9.2), so what
+ * follows the headers is a multiple of four bytes and at least the pad.
+ */
 static int sroce_payload_check(struct sroce_hdrs *h, unsigned int len)
 {
 	unsigned int body = len - h->op->hdr_len - SROCE_ICRC_BYTES;
 
-	if (h->bth.pad > body)
+	if (h->bth.pad > body || body % 4)
 		return -EBADMSG;
 	h->payload_len = body - h->bth.pad;
 	if (!(h->op->flags & SROCE_OPF_PAYLOAD) && body)
@@ -221,9 +225,10 @@ static int sroce_payload_check(struct sroce_hdrs *h, unsigned int len)
  * @len: its length, ICRC included
  * @h: filled in; payload starts at @buf + h->op->hdr_len
  *
- * Return: 0; -EPROTONOSUPPORT for an unknown opcode or transport version;
- * -EBADMSG for a packet shorter than its headers or with inconsistent
- * payload and padding.
+ * Return: 0; -EPROTONOSUPPORT for an unknown transport version; -EOPNOTSUPP
+ * for an opcode sroce does not speak (@h->bth is valid, @h->op is NULL: an
+ * RC responder answers it with a NAK); -EBADMSG for a packet shorter than
+ * its headers or with inconsistent payload and padding.
  */
 int sroce_hdrs_parse(const void *buf, unsigned int len, struct sroce_hdrs *h)
 {
@@ -237,7 +242,7 @@ int sroce_hdrs_parse(const void *buf, unsigned int len, struct sroce_hdrs *h)
 		return -EPROTONOSUPPORT;
 	h->op = sroce_opcode_lookup(h->bth.opcode);
 	if (!h->op)
-		return -EPROTONOSUPPORT;
+		return -EOPNOTSUPP;
 	if (len < h->op->hdr_len + SROCE_ICRC_BYTES)
 		return -EBADMSG;
 

@@ -68,6 +68,31 @@ static bool sroce_rcv_icrc_ok(struct sk_buff *skb)
 	return icrc == get_unaligned_le32(skb_tail_pointer(skb) - SROCE_ICRC_BYTES);
 }
 
+/*
+ * sroce has one partition, the default one: a P_Key matches when its low
+ * 15 bits are all ones, whether full (0xffff) or limited (0x7fff) member
+ * (IBA 10.9.3; our own membership is full).
+ */
+static bool sroce_rcv_pkey_ok(u16 pkey)
+{
+	return (pkey & 0x7fff) == (SROCE_DEFAULT_PKEY & 0x7fff);
+}
+
+/*
+ * A connected QP takes packets only from its peer (IBA 9.6.1.1: the source
+ * must be the QP's destination; for RoCEv2 that is the IP source address).
+ */
+static bool sroce_rcv_from_peer(struct sk_buff *skb, const struct sroce_qp *qp)
+{
+	const struct sroce_av *av = &qp->av;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		return av->family == AF_INET &&
+		       ip_hdr(skb)->saddr == av->daddr.s6_addr32[3];
+	return av->family == AF_INET6 &&
+	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr);
+}
+
 static void sroce_rcv(struct sk_buff *skb)
 {
 	enum sroce_stat reason = SROCE_STAT_RCVD_MALFORMED;
@@ -75,6 +100,7 @@ static void sroce_rcv(struct sk_buff *skb)
 	unsigned int udp_len;
 	struct sroce_qp *qp;
 	const u8 *bth;
+	int err;
 
 	if (sroce_rcv_prepare(skb, &udp_len))
 		goto drop;
@@ -83,22 +109,42 @@ static void sroce_rcv(struct sk_buff *skb)
 		goto drop;
 	}
 	bth = skb->data + sizeof(struct udphdr);
-	if (sroce_hdrs_parse(bth, udp_len, &h))
+	err = sroce_hdrs_parse(bth, udp_len, &h);
+	if (err && err != -EOPNOTSUPP)
 		goto drop;
+	if (!sroce_rcv_pkey_ok(h.bth.pkey)) {
+		reason = SROCE_STAT_RCVD_BAD_PKEY;
+		goto drop;
+	}
 
 	qp = sroce_qp_get(h.bth.dest_qpn);
 	if (!qp) {
 		reason = SROCE_STAT_RCVD_UNKNOWN_QPN;
 		goto drop;
 	}
+	/* A connection is its QPN and its peer: anything else names none. */
+	if (!sroce_rcv_from_peer(skb, qp)) {
+		reason = SROCE_STAT_RCVD_UNKNOWN_QPN;
+		goto drop_qp;
+	}
+	/* Every sroce QP is RC: another service's opcode is not for it. */
+	if ((h.bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC)
+		goto drop_qp;
 	sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_PKTS);
 	sroce_stat_add(qp->sdev, SROCE_STAT_RCVD_BYTES, udp_len);
-	if (h.op->flags & SROCE_OPF_REQUEST)
+	if (err)
+		sroce_resp_rcv_unsupported(qp, &h);
+	else if (h.op->flags & SROCE_OPF_REQUEST)
 		sroce_resp_rcv(qp, &h, bth + h.op->hdr_len);
 	else
 		sroce_comp_rcv(qp, &h, bth + h.op->hdr_len);
 	sroce_qp_put(qp);
 	consume_skb(skb);
+	return;
+drop_qp:
+	sroce_stat_drop(qp->sdev, reason);
+	sroce_qp_put(qp);
+	kfree_skb(skb);
 	return;
 drop:
 	sroce_stat_drop_skb(skb, reason);

@@ -50,6 +50,7 @@ void sroce_comp_advance_locked(struct sroce_qp *qp);
 /* sroce_resp.c */
 void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 		    const u8 *payload);
+void sroce_resp_rcv_unsupported(struct sroce_qp *qp, const struct sroce_hdrs *h);
 bool sroce_resp_send_reads_locked(struct sroce_qp *qp, int *budget);
 void sroce_rq_flush_locked(struct sroce_qp *qp);
 void sroce_resp_reset_locked(struct sroce_qp *qp);

@@ -358,6 +358,23 @@ static bool sroce_resp_sequence_ok(const struct sroce_qp *qp, u32 flags)
 	return (flags & SROCE_OPF_WRITE) == (last & SROCE_OPF_WRITE);
 }
 
+/*
+ * Every packet of a message but the last carries exactly one path MTU of
+ * payload (hence no pad); the last (or only) one at most that (IBA 9.7.4.1.4:
+ * a length error is an invalid request).
+ */
+static bool sroce_resp_length_ok(const struct sroce_qp *qp,
+				 const struct sroce_hdrs *h)
+{
+	u32 flags = h->op->flags;
+
+	if (!(flags & SROCE_OPF_PAYLOAD))
+		return true;
+	if (flags & SROCE_OPF_LAST)
+		return h->payload_len <= qp->mtu;
+	return h->payload_len == qp->mtu && !h->bth.pad;
+}
+
 static enum sroce_resp_result sroce_resp_execute(struct sroce_qp *qp,
 						 const struct sroce_hdrs *h,
 						 const u8 *payload, u32 *npsn)
@@ -365,7 +382,7 @@ static enum sroce_resp_result sroce_resp_execute(struct sroce_qp *qp,
 	u32 flags = h->op->flags;
 
 	*npsn = 1;
-	if (!sroce_resp_sequence_ok(qp, flags))
+	if (!sroce_resp_sequence_ok(qp, flags) || !sroce_resp_length_ok(qp, h))
 		return SROCE_RESP_NAK_INVALID;
 	if (flags & SROCE_OPF_WRITE)
 		return sroce_resp_write_op(qp, h, payload);
@@ -426,6 +443,13 @@ static void sroce_resp_finish(struct sroce_qp *qp, const struct sroce_hdrs *h,
 		sroce_resp_fatal(qp, SROCE_NAK_REMOTE_OP_ERROR, IB_EVENT_QP_FATAL);
 		break;
 	}
+}
+
+/* States in which the responder takes requests; qp->lock held. */
+static bool sroce_resp_qp_receives(const struct sroce_qp *qp)
+{
+	return qp->state == IB_QPS_RTR || qp->state == IB_QPS_RTS ||
+	       qp->state == IB_QPS_SQD;
 }
 
 /* The IRD resource that answered @psn, for a duplicate request. */
@@ -512,6 +536,28 @@ void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 	res = sroce_resp_execute(qp, h, payload, &npsn);
 	sroce_resp_finish(qp, h, res, npsn);
 out:
+	spin_unlock_bh(&qp->lock);
+}
+
+/**
+ * sroce_resp_rcv_unsupported - a request whose opcode sroce does not speak
+ * @qp: the destination QP
+ * @h: only @h->bth is valid
+ *
+ * An unsupported or reserved RC opcode at the expected PSN is an invalid
+ * request (IBA 9.7.5.2.2, class C: NAK, QP to error); at any other PSN it is
+ * dropped like any out-of-order packet we cannot interpret. The receive path
+ * has already dropped other transports' opcodes.
+ */
+void sroce_resp_rcv_unsupported(struct sroce_qp *qp, const struct sroce_hdrs *h)
+{
+	spin_lock_bh(&qp->lock);
+	if (!sroce_resp_qp_receives(qp))
+		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_UNKNOWN_QPN);
+	else if (h->bth.psn != qp->resp_psn)
+		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_MALFORMED);
+	else
+		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQUEST, IB_EVENT_QP_REQ_ERR);
 	spin_unlock_bh(&qp->lock);
 }
 
