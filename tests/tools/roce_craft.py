@@ -1,0 +1,446 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Hand-crafted RoCEv2 packets against a live RC QP, and the reaction each
+must get (Documentation/wire-protocol.md, "Receive checks").
+
+Two roles, on two hosts of one link:
+
+  roce_craft.py agent --port P --target CMD...
+      on the host under test: runs the target (tests/verbs/rc_target.c:
+      one RC QP in RTS whose peer is the crafter) and answers the
+      crafter's questions over TCP, one line each way:
+        new PSN    start a fresh target expecting PSN -> its "qpn=.." line
+        counters   JSON of /sys/class/infiniband/DEV/ports/1/hw_counters
+        state      the QP state (enum ibv_qp_state)
+        wcs        JSON list of the completions since the last ask
+        bye        stop
+
+  roce_craft.py craft --agent HOST:PORT --src IP --dst IP
+      on the other host, where nothing owns UDP 4791: for each row of CASES
+      sends the packets through a raw IP socket (so it controls every byte
+      the ICRC covers), collects what comes back on UDP 4791 (a raw socket,
+      so the replies' ICRCs are verified too), compares the reply and the
+      counter deltas with the row, then sends one valid SEND and checks that
+      the QP survived (ACK and a completion) or did not (no answer, QP in
+      ERROR) as the row says. Prints one "ok"/"not ok" line per row.
+"""
+import argparse
+import json
+import os
+import queue
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+from rocev2 import ROCEV2_PORT, icrc_of, with_icrc
+
+CRAFTER_QPN = 0x00C0DE
+FIRST_PSN = 0x000100
+MTU = 1024
+PKEY = 0xFFFF
+REPLY_WAIT = 3.0          # seconds for an answer that must come
+SILENCE_WAIT = 0.5        # seconds of silence that count as "no answer"
+QPS_RTS, QPS_ERR = 3, 6
+IBV_WC_RECV = 128
+
+# BTH opcodes (RC unless said)
+SEND_FIRST, SEND_MIDDLE, SEND_LAST, SEND_ONLY = 0x00, 0x01, 0x02, 0x04
+WRITE_ONLY, READ_REQUEST, READ_RESPONSE_ONLY = 0x0A, 0x0C, 0x10
+ACKNOWLEDGE, FETCH_ADD, UD_SEND_ONLY = 0x11, 0x14, 0x64
+RC_RESERVED = 0x1F
+
+# AETH syndromes (IBA vol. 1 9.7.5.1.5 / table 44)
+NAK_SEQ, NAK_INVALID, NAK_ACCESS = 0x60, 0x61, 0x62
+
+
+# --- the agent (host under test) -------------------------------------------
+
+class Agent:
+    def __init__(self, target_cmd, dev):
+        self.cmd, self.dev, self.proc = target_cmd, dev, None
+        self.lines = queue.Queue()
+
+    def _reader(self, proc):
+        for line in proc.stdout:
+            self.lines.put(line.strip())
+
+    def new(self, psn):
+        self.stop()
+        self.lines = queue.Queue()
+        self.proc = subprocess.Popen([a.replace("{psn}", str(psn)) for a in self.cmd],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        threading.Thread(target=self._reader, args=(self.proc,), daemon=True).start()
+        return self.lines.get(timeout=30)
+
+    def stop(self):
+        if self.proc:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+            self.proc = None
+
+    def counters(self):
+        d = f"/sys/class/infiniband/{self.dev}/ports/1/hw_counters"
+        out = {}
+        for name in os.listdir(d) if os.path.isdir(d) else []:
+            try:
+                with open(os.path.join(d, name)) as f:
+                    out[name] = int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+        return json.dumps(out)
+
+    def state(self):
+        self.proc.stdin.write("state\n")
+        self.proc.stdin.flush()
+        return self._wait_line("state=")
+
+    def _wait_line(self, prefix):
+        skipped = []
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            line = self.lines.get(timeout=max(0.1, deadline - time.time()))
+            if line.startswith(prefix):
+                for s in skipped:
+                    self.lines.put(s)
+                return line[len(prefix):]
+            skipped.append(line)
+        raise TimeoutError(prefix)
+
+    def wcs(self):
+        out = []
+        while not self.lines.empty():
+            out.append(self.lines.get())
+        return json.dumps(out)
+
+
+def run_agent(args):
+    agent = Agent(args.target, args.dev)
+    srv = socket.create_server(("0.0.0.0", args.port))
+    conn, _ = srv.accept()
+    f = conn.makefile("rw")
+    for line in f:
+        word, _, arg = line.strip().partition(" ")
+        if word == "bye":
+            break
+        reply = {"new": lambda: agent.new(int(arg)), "counters": agent.counters,
+                 "state": agent.state, "wcs": agent.wcs}[word]()
+        f.write(reply + "\n")
+        f.flush()
+    agent.stop()
+    return 0
+
+
+# --- packets -------------------------------------------------------------------
+
+class Crafter:
+    def __init__(self, args):
+        self.src, self.dst = args.src, args.dst
+        self.ip_id = 1
+        self.tx = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+        self.rx = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
+        # Owning the port keeps the kernel from answering with ICMP.
+        self.sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sink.bind(("0.0.0.0", ROCEV2_PORT))
+        self.sink.setblocking(False)
+        host, port = args.agent.rsplit(":", 1)
+        self.ctl = socket.create_connection((host, int(port)), timeout=60).makefile("rw")
+        self.replies_checked = 0
+
+    def ask(self, line):
+        self.ctl.write(line + "\n")
+        self.ctl.flush()
+        return self.ctl.readline().strip()
+
+    def ipv4(self, transport, src=None):
+        """IPv4 + UDP headers around @transport (BTH .. ICRC excluded)."""
+        udp = struct.pack(">HHHH", 0xC0DE, ROCEV2_PORT, 8 + len(transport) + 4, 0)
+        self.ip_id = (self.ip_id + 1) & 0xFFFF or 1
+        ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp) + len(transport) + 4,
+                         self.ip_id, 0x4000, 64, 17, 0,
+                         socket.inet_aton(src or self.src), socket.inet_aton(self.dst))
+        return ip + udp + transport
+
+    def send(self, pkt):
+        self.tx.sendto(pkt, (self.dst, 0))
+
+    def replies(self, expected):
+        """RoCEv2 packets from the target, from the BTH on, each one's ICRC
+        checked on the way: until @expected have come (or REPLY_WAIT is
+        over), or for SILENCE_WAIT when none is expected."""
+        out = []
+        deadline = time.time() + (REPLY_WAIT if expected else SILENCE_WAIT)
+        self.rx.settimeout(0.05)
+        while time.time() < deadline and (not expected or len(out) < expected):
+            try:
+                ip = self.rx.recv(65535)
+            except socket.timeout:
+                continue
+            ihl = (ip[0] & 0xF) * 4
+            if ip[12:16] != socket.inet_aton(self.dst) or \
+               struct.unpack_from(">H", ip, ihl + 2)[0] != ROCEV2_PORT:
+                continue
+            if icrc_of(ip[:-4]) != struct.unpack("<I", ip[-4:])[0]:
+                raise AssertionError("a reply from the target has a bad ICRC")
+            self.replies_checked += 1
+            out.append(ip[ihl + 8:-4])
+        try:
+            while self.sink.recv(65535):
+                pass
+        except BlockingIOError:
+            pass
+        return out
+
+
+def bth(opcode, qpn, psn, pad=0, pkey=PKEY, tver=0, ack_req=True):
+    return struct.pack(">BBHII", opcode, (pad & 3) << 4 | tver, pkey, qpn & 0xFFFFFF,
+                       (0x80000000 if ack_req else 0) | psn & 0xFFFFFF)
+
+
+def reth(va, rkey, length):
+    return struct.pack(">QII", va, rkey, length)
+
+
+def payload_of(n):
+    return bytes((i * 7 + 1) & 0xFF for i in range(n))
+
+
+def padded(data, pad=None):
+    pad = (-len(data) & 3) if pad is None else pad
+    return data + b"\0" * (-len(data) & 3), pad
+
+
+class Ctx:
+    """What a row needs to know about the target."""
+
+    def __init__(self, crafter, info):
+        self.c = crafter
+        kv = dict(x.split("=") for x in info.split())
+        self.qpn, self.rkey = int(kv["qpn"]), int(kv["rkey"])
+        self.addr, self.len = int(kv["addr"]), int(kv["len"])
+        self.psn = FIRST_PSN
+
+    def pkt(self, opcode, data=b"", ext=b"", psn=None, qpn=None, pad=None,
+            pkey=PKEY, tver=0, src=None, icrc_xor=0, raw_body=None):
+        body, pad = padded(data, pad) if raw_body is None else (raw_body, pad or 0)
+        transport = bth(opcode, self.qpn if qpn is None else qpn,
+                        self.psn if psn is None else psn, pad, pkey, tver) + ext + body
+        whole = with_icrc(self.c.ipv4(transport, src))
+        if icrc_xor:
+            whole = whole[:-4] + struct.pack("<I", struct.unpack("<I", whole[-4:])[0] ^ icrc_xor)
+        return whole
+
+    def ask(self, line):
+        return self.c.ask(line)
+
+    def send_only(self, n=64, **kw):
+        return self.pkt(SEND_ONLY, payload_of(n), **kw)
+
+
+# --- the table -------------------------------------------------------------------
+# name, spec, packets(ctx), expected reply, counters that must move by one,
+# QP survives, PSNs the row consumes when it survives.
+
+NONE = None
+CASES = [
+    ("valid SEND ONLY", "9.7.4.1.2",
+     lambda x: [x.send_only()], ("ack", 0), ["rcvd_pkts"], True, 1),
+    ("valid WRITE then READ back", "9.7.4.1.3, 9.7.4.1.4",
+     lambda x: [x.pkt(WRITE_ONLY, payload_of(200), reth(x.addr + 4096, x.rkey, 200)),
+                x.pkt(READ_REQUEST, ext=reth(x.addr + 4096, x.rkey, 200), psn=x.psn + 1)],
+     ("read", 1), [], True, 2),
+    ("bad ICRC", "A17.8.1, 7.8.1",
+     lambda x: [x.send_only(icrc_xor=1)], NONE, ["icrc_errors"], True, 0),
+    ("unknown destination QP", "9.6.1.1",
+     lambda x: [x.send_only(qpn=0xABCDEF)], NONE, ["rcvd_unknown_qpn"], True, 0),
+    ("source address is not the QP's peer", "9.6.1.1, A17.4.3",
+     lambda x: [x.send_only(src="198.18.0.77")], NONE, ["rcvd_unknown_qpn"], True, 0),
+    ("P_Key mismatch", "9.6.1.1, 10.9.3",
+     lambda x: [x.send_only(pkey=0x1234)], NONE, ["rcvd_bad_pkey"], True, 0),
+    ("BTH transport version 1", "9.6.1.1",
+     lambda x: [x.send_only(tver=1)], NONE, ["rcvd_malformed"], True, 0),
+    ("truncated RETH (WRITE ONLY with 8 of 16 bytes)", "9.6.1.1",
+     lambda x: [x.pkt(WRITE_ONLY, raw_body=struct.pack(">Q", x.addr))], NONE,
+     ["rcvd_malformed"], True, 0),
+    ("truncated BTH (8 bytes)", "9.2",
+     lambda x: [with_icrc(x.c.ipv4(bth(SEND_ONLY, x.qpn, x.psn)[:8]))],
+     NONE, ["rcvd_malformed"], True, 0),
+    ("payload + pad not a multiple of 4", "9.2.6",
+     lambda x: [x.pkt(SEND_ONLY, raw_body=payload_of(5), pad=0)], NONE,
+     ["rcvd_malformed"], True, 0),
+    ("pad count larger than the payload", "9.2.6",
+     lambda x: [x.pkt(SEND_ONLY, raw_body=b"", pad=3)], NONE, ["rcvd_malformed"], True, 0),
+    ("UD opcode to an RC QP", "9.6.1.1",
+     lambda x: [x.pkt(UD_SEND_ONLY, payload_of(8), ext=struct.pack(">II", 0x11111111, 5))],
+     NONE, ["rcvd_malformed"], True, 0),
+    ("PSN ahead of the expected one", "9.7.4.1.1",
+     lambda x: [x.send_only(psn=x.psn + 5)], ("nak", NAK_SEQ), ["out_of_sequence"], True, 0),
+    ("duplicate SEND (PSN behind)", "9.7.4.1.1, 9.7.5.1.1",
+     lambda x: [x.send_only(psn=x.psn - 1)], ("dup", -1), ["duplicate_request"], True, 0),
+    ("SEND MIDDLE without SEND FIRST", "9.7.4.1.3, 9.9.3.1.3",
+     lambda x: [x.pkt(SEND_MIDDLE, payload_of(MTU))], ("nak", NAK_INVALID),
+     ["sent_nak_inv_req"], False, 0),
+    ("SEND FIRST shorter than the path MTU", "9.7.4.1.4, 9.9.3.1.3",
+     lambda x: [x.pkt(SEND_FIRST, payload_of(MTU // 2))], ("nak", NAK_INVALID),
+     ["sent_nak_inv_req"], False, 0),
+    ("SEND ONLY longer than the path MTU", "9.7.4.1.4, 9.9.3.1.3",
+     lambda x: [x.send_only(MTU + 256)], ("nak", NAK_INVALID), ["sent_nak_inv_req"], False, 0),
+    ("reserved RC opcode 0x1f", "9.7.4.1.3, 9.9.3.1.3",
+     lambda x: [x.pkt(RC_RESERVED, payload_of(16))], ("nak", NAK_INVALID),
+     ["sent_nak_inv_req"], False, 0),
+    ("misaligned ATOMIC", "9.7.4.1.5, 9.9.3.1.3",
+     lambda x: [x.pkt(FETCH_ADD, ext=struct.pack(">QIQQ", x.addr + 4, x.rkey, 1, 0))],
+     ("nak", NAK_INVALID), ["sent_nak_inv_req"], False, 0),
+    ("RETH length beyond the MR (WRITE)", "9.7.4.1.4, 9.9.3.1.3",
+     lambda x: [x.pkt(WRITE_ONLY, payload_of(32), reth(x.addr + x.len - 16, x.rkey, 32))],
+     ("nak", NAK_ACCESS), ["sent_nak_access"], False, 0),
+    ("READ beyond the MR", "9.7.4.1.4, 9.9.3.1.3",
+     lambda x: [x.pkt(READ_REQUEST, ext=reth(x.addr + x.len - 8, x.rkey, 64))],
+     ("nak", NAK_ACCESS), ["sent_nak_access"], False, 0),
+    ("unknown R_Key", "9.7.4.1.4, 9.9.3.1.3",
+     lambda x: [x.pkt(WRITE_ONLY, payload_of(32), reth(x.addr, x.rkey ^ 0x5A5A00, 32))],
+     ("nak", NAK_ACCESS), ["sent_nak_access"], False, 0),
+]
+
+
+def ack_of(reply):
+    """(opcode, psn, syndrome or None) of a reply from its BTH on."""
+    opcode, psn = reply[0], struct.unpack(">I", reply[8:12])[0] & 0xFFFFFF
+    qpn = struct.unpack(">I", reply[4:8])[0] & 0xFFFFFF
+    if qpn != CRAFTER_QPN:
+        raise AssertionError(f"reply to QPN {qpn:#x}, not {CRAFTER_QPN:#x}")
+    syndrome = reply[12] if opcode in (ACKNOWLEDGE, READ_RESPONSE_ONLY, 0x12) else None
+    return opcode, psn, syndrome
+
+
+def expected_replies(want):
+    """How many packets the target answers a row with."""
+    if want is None:
+        return 0
+    return 2 if want[0] == "read" else 1    # READ: the WRITE's ACK, then the data
+
+
+def reply_problem(x, want, replies, psn0):
+    """None if @replies is what @want says, else what went wrong."""
+    got = [ack_of(r) for r in replies]
+    if want is None:
+        return f"expected no reply, got {got}" if got else None
+    kind, arg = want
+    if kind == "ack":
+        ok = got and got[-1][0] == ACKNOWLEDGE and got[-1][2] < 0x20 and \
+            got[-1][1] == (psn0 + arg) & 0xFFFFFF
+        return None if ok else f"expected ACK of PSN {psn0 + arg:#x}, got {got}"
+    if kind == "dup":
+        ok = got and got[-1][0] == ACKNOWLEDGE and got[-1][2] < 0x20
+        return None if ok else f"expected an ACK for the duplicate, got {got}"
+    if kind == "read":
+        data = [r for r in replies if r[0] == READ_RESPONSE_ONLY]
+        ok = data and data[0][16:16 + 200] == payload_of(200) and \
+            ack_of(data[0])[1] == (psn0 + arg) & 0xFFFFFF
+        return None if ok else f"expected the written bytes back in a READ RESPONSE ONLY, got {got}"
+    ok = got and got[-1][0] == ACKNOWLEDGE and got[-1][2] == arg and got[-1][1] == psn0
+    return None if ok else f"expected NAK {arg:#x} for PSN {psn0:#x}, got {got}"
+
+
+def counter_problem(before, after, names, dropped):
+    """Each counter of @names moved by one, and rcvd_dropped too if the
+    packet was silently @dropped."""
+    for name in names + ["rcvd_dropped"]:
+        if name not in after:
+            return f"no counter {name}"
+    for name in names:
+        if after[name] - before[name] != 1:
+            return f"{name} moved by {after[name] - before[name]}, expected 1"
+    moved = after["rcvd_dropped"] - before["rcvd_dropped"]
+    if dropped and moved != 1:
+        return f"rcvd_dropped moved by {moved}, expected 1"
+    return None
+
+
+def receive_completed(x, length):
+    """The target reports a successful receive of @length bytes (it polls
+    its CQ every 20 ms: give it a few seconds on a loaded TCG guest)."""
+    want = f"wc status=0 opcode={IBV_WC_RECV} len={length}"
+    for _ in range(50):
+        if any(w.startswith(want) for w in json.loads(x.ask("wcs"))):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def survival_problem(x, survives):
+    """Send a valid SEND at the expected PSN: ACK + completion, or nothing."""
+    x.ask("wcs")
+    x.c.send(x.send_only(32))
+    replies = x.c.replies(1 if survives else 0)
+    state = int(x.ask("state"))
+    if survives:
+        err = reply_problem(x, ("ack", 0), replies, x.psn)
+        if err:
+            return "valid SEND after the row: " + err
+        if not receive_completed(x, 32):
+            return "valid SEND after the row: no receive completion"
+        x.psn += 1
+        return None if state == QPS_RTS else f"QP state {state}, expected RTS"
+    if replies:
+        return f"QP answered after a fatal error: {[ack_of(r) for r in replies]}"
+    return None if state == QPS_ERR else f"QP state {state}, expected ERROR"
+
+
+def run_row(x, row):
+    name, spec, packets, want, counters, survives, consumed = row
+    before = json.loads(x.ask("counters"))
+    psn0 = x.psn
+    for p in packets(x):
+        x.c.send(p)
+    err = reply_problem(x, want, x.c.replies(expected_replies(want)), psn0)
+    after = json.loads(x.ask("counters"))
+    err = err or counter_problem(before, after, counters, want is None)
+    x.psn += consumed
+    return err or survival_problem(x, survives)
+
+
+def run_crafter(args):
+    c = Crafter(args)
+    x, failed = None, 0
+    for n, row in enumerate(CASES, 1):
+        if x is None:
+            x = Ctx(c, c.ask(f"new {FIRST_PSN}"))
+        try:
+            err = run_row(x, row)
+        except (AssertionError, ValueError, KeyError, IndexError, TimeoutError) as e:
+            err = f"{type(e).__name__}: {e}"
+        print(f"{'not ok' if err else 'ok'} {n} - {row[0]} (IBA {row[1]})"
+              + (f": {err}" if err else ""), flush=True)
+        failed += bool(err)
+        if err or not row[5]:
+            x = None        # a fresh QP for the next row
+    c.ask("bye")
+    print(f"{len(CASES) - failed} passed, {failed} failed; "
+          f"{c.replies_checked} replies from the target had valid ICRCs")
+    return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="role", required=True)
+    a = sub.add_parser("agent")
+    a.add_argument("--port", type=int, required=True)
+    a.add_argument("--dev", default="sroce0")
+    a.add_argument("target", nargs=argparse.REMAINDER,
+                   help="target command; {psn} is replaced by the first PSN")
+    c = sub.add_parser("craft")
+    c.add_argument("--agent", required=True)
+    c.add_argument("--src", required=True)
+    c.add_argument("--dst", required=True)
+    args = ap.parse_args()
+    if args.role == "agent":
+        args.target = [t for t in args.target if t != "--"]
+        return run_agent(args)
+    return run_crafter(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * sroce_rc_target: one RC QP in RTS whose remote end is not a verbs
+ * program but a packet crafter (tests/tools/roce_craft.py).
+ *
+ *   sroce_rc_target DEV GID_INDEX REMOTE_IPV4 REMOTE_QPN RQ_PSN MTU
+ *
+ * Creates a 64 KiB memory region open to remote READ, WRITE and ATOMIC,
+ * posts receives, moves the QP to RTS towards REMOTE_IPV4/REMOTE_QPN
+ * expecting RQ_PSN first, prints one line
+ *
+ *   qpn=N rkey=N addr=N len=N
+ *
+ * then, until stdin closes, prints a line per completion
+ * ("wc status=N opcode=N len=N") and answers "state" on stdin with
+ * "state=N" (enum ibv_qp_state). Every line is flushed at once.
+ */
+#include <arpa/inet.h>
+#include <infiniband/verbs.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MR_BYTES	65536
+#define RECVS		16
+#define RECV_BYTES	4096
+
+struct target {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	void *buf;
+};
+
+static void die(const char *what)
+{
+	fprintf(stderr, "sroce_rc_target: %s failed\n", what);
+	exit(1);
+}
+
+static struct ibv_context *open_device(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	for (i = 0; list && list[i] && !ctx; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	return ctx;
+}
+
+static void post_recvs(struct target *t)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)t->buf, .length = RECV_BYTES, .lkey = t->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+	int i;
+
+	for (i = 0; i < RECVS; i++) {
+		wr.wr_id = i;
+		if (ibv_post_recv(t->qp, &wr, &bad))
+			die("ibv_post_recv");
+	}
+}
+
+static enum ibv_mtu mtu_enum(int bytes)
+{
+	switch (bytes) {
+	case 256: return IBV_MTU_256;
+	case 512: return IBV_MTU_512;
+	case 2048: return IBV_MTU_2048;
+	case 4096: return IBV_MTU_4096;
+	default: return IBV_MTU_1024;
+	}
+}
+
+static void to_rts(struct target *t, int gid_index, const char *ip,
+		   uint32_t qpn, uint32_t rq_psn, int mtu)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+
+	if (ibv_modify_qp(t->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("modify to INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = mtu_enum(mtu);
+	a.dest_qp_num = qpn;
+	a.rq_psn = rq_psn;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.sgid_index = gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	/* IPv4-mapped IPv6 address: ::ffff:a.b.c.d */
+	a.ah_attr.grh.dgid.raw[10] = 0xff;
+	a.ah_attr.grh.dgid.raw[11] = 0xff;
+	if (inet_pton(AF_INET, ip, &a.ah_attr.grh.dgid.raw[12]) != 1)
+		die("parsing REMOTE_IPV4");
+	if (ibv_modify_qp(t->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("modify to RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0x200;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	if (ibv_modify_qp(t->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
+		die("modify to RTS");
+}
+
+static void setup(struct target *t, char **argv)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = RECVS,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	t->ctx = open_device(argv[1]);
+	if (!t->ctx)
+		die("opening the device");
+	t->pd = ibv_alloc_pd(t->ctx);
+	t->cq = t->pd ? ibv_create_cq(t->ctx, 64, NULL, NULL, 0) : NULL;
+	t->buf = calloc(1, MR_BYTES);
+	if (!t->cq || !t->buf)
+		die("allocating PD, CQ or buffer");
+	t->mr = ibv_reg_mr(t->pd, t->buf, MR_BYTES, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			   IBV_ACCESS_REMOTE_ATOMIC);
+	ia.send_cq = ia.recv_cq = t->cq;
+	t->qp = t->mr ? ibv_create_qp(t->pd, &ia) : NULL;
+	if (!t->qp)
+		die("creating MR or QP");
+	post_recvs(t);
+	to_rts(t, atoi(argv[2]), argv[3], strtoul(argv[4], NULL, 0),
+	       strtoul(argv[5], NULL, 0), atoi(argv[6]));
+}
+
+static void report_completions(struct target *t)
+{
+	struct ibv_wc wc;
+
+	while (ibv_poll_cq(t->cq, 1, &wc) > 0)
+		printf("wc status=%d opcode=%d len=%u\n", wc.status, wc.opcode,
+		       wc.byte_len);
+	fflush(stdout);
+}
+
+/* "state" on stdin: print the QP state. Return: false at end of input. */
+static int answer_stdin(struct target *t)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+	char line[64];
+
+	if (!fgets(line, sizeof(line), stdin))
+		return 0;
+	if (!strncmp(line, "state", 5)) {
+		if (ibv_query_qp(t->qp, &a, IBV_QP_STATE, &ia))
+			die("ibv_query_qp");
+		printf("state=%d\n", a.qp_state);
+		fflush(stdout);
+	}
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct pollfd in = { .fd = 0, .events = POLLIN };
+	struct target t = { 0 };
+
+	if (argc != 7) {
+		fprintf(stderr, "usage: %s DEV GID_INDEX REMOTE_IPV4 REMOTE_QPN RQ_PSN MTU\n",
+			argv[0]);
+		return 2;
+	}
+	setup(&t, argv);
+	printf("qpn=%u rkey=%u addr=%llu len=%d\n", t.qp->qp_num, t.mr->rkey,
+	       (unsigned long long)(uintptr_t)t.buf, MR_BYTES);
+	fflush(stdout);
+	for (;;) {
+		report_completions(&t);
+		if (poll(&in, 1, 20) > 0) {
+			report_completions(&t);
+			if (!answer_stdin(&t))
+				break;
+		}
+	}
+	ibv_destroy_qp(t.qp);
+	ibv_dereg_mr(t.mr);
+	ibv_destroy_cq(t.cq);
+	ibv_dealloc_pd(t.pd);
+	ibv_close_device(t.ctx);
+	free(t.buf);
+	return 0;
+}
