@@ -31,23 +31,24 @@ xfer() {
 	barrier "$PERF_PORT-done" "$CMD_TIMEOUT"
 }
 
-traffic() {
+# perftest READ, WRITE and ATOMIC with SERVER_HOST as the responder.
+rdma_ops() {
 	local server=$1 tool
 
-	xfer "$server" "pingpong-$server" ibv_rc_pingpong -d "$RDMA_DEV" -g "$GID_INDEX" \
-		-s 4096 -n 10 -c
 	for tool in ib_read_bw ib_write_bw; do
 		xfer "$server" "$tool-$server" "$tool" -d "$RDMA_DEV" -x "$GID_INDEX" -F \
-			-s 4096 -n 30
+			-s 4096 -n 20
 	done
-	xfer "$server" "atomic-$server" ib_atomic_bw -d "$RDMA_DEV" -x "$GID_INDEX" -F -n 30
+	xfer "$server" "atomic-$server" ib_atomic_bw -d "$RDMA_DEV" -x "$GID_INDEX" -F -n 20
 }
 
 if [ "$SROCE_HOST" = 0 ]; then rdma_setup sroce; else rdma_setup rxe; fi
 wait_peer 30
 [ "$SROCE_HOST" = 0 ] && capture_start eth0 /tmp/interop.pcap
-traffic 0		# sroce responds
-traffic 1		# rxe responds
+# SENDs both ways (each side receives as well as sends).
+xfer 0 pingpong ibv_rc_pingpong -d "$RDMA_DEV" -g "$GID_INDEX" -s 4096 -n 10 -c
+rdma_ops 0		# sroce responds
+rdma_ops 1		# rxe responds
 if [ "$SROCE_HOST" = 0 ]; then
 	capture_stop
 	capture_check /tmp/interop.pcap --from "$SROCE_IP:100" --from "$SROCE_PEER_IP:100"
