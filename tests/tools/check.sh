@@ -75,6 +75,7 @@ check_stock() {
 	done
 	step provider make -C "$TOP" --no-print-directory provider
 	step verbs-test make -C "$TOP/tests/verbs" --no-print-directory O="$TOP/build/verbs"
+	step wire-judge-selftest python3 "$TOP/tests/tools/roce_pcap_check.py" --selftest
 	runner provider "$TOP/tests/provider/run.sh"
 	runner kunit "$TOP/tests/kunit/run.sh"
 	for k in $kernels; do
