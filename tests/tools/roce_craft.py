@@ -25,6 +25,7 @@ Two roles, on two hosts of one link:
       ERROR) as the row says. Prints one "ok"/"not ok" line per row.
 """
 import argparse
+import collections
 import json
 import os
 import queue
@@ -240,11 +241,16 @@ class Ctx:
 
 
 # --- the table -------------------------------------------------------------------
-# name, spec, packets(ctx), expected reply, counters that must move by one,
-# QP survives, PSNs the row consumes when it survives.
 
-NONE = None
-CASES = [
+# A row: what is sent (packets(ctx) -> list of IP packets), the IBA sections
+# that say what must happen, the reply (DROP: none at all; ("ack", n): ACK of
+# PSN ePSN+n; ("dup", n): an ACK; ("read", n): the bytes back in a READ
+# RESPONSE ONLY of PSN ePSN+n; ("nak", syndrome): that NAK for ePSN), the
+# counters that must move by exactly one, whether the QP must still work, and
+# how many PSNs the row uses up.
+Case = collections.namedtuple("Case", "name spec packets reply counters survives psns")
+DROP = None
+CASES = [Case(*row) for row in [
     ("valid SEND ONLY", "9.7.4.1.2",
      lambda x: [x.send_only()], ("ack", 0), ["rcvd_pkts"], True, 1),
     ("valid WRITE then READ back", "9.7.4.1.3, 9.7.4.1.4",
@@ -252,29 +258,29 @@ CASES = [
                 x.pkt(READ_REQUEST, ext=reth(x.addr + 4096, x.rkey, 200), psn=x.psn + 1)],
      ("read", 1), [], True, 2),
     ("bad ICRC", "A17.8.1, 7.8.1",
-     lambda x: [x.send_only(icrc_xor=1)], NONE, ["icrc_errors"], True, 0),
+     lambda x: [x.send_only(icrc_xor=1)], DROP, ["icrc_errors"], True, 0),
     ("unknown destination QP", "9.6.1.1",
-     lambda x: [x.send_only(qpn=0xABCDEF)], NONE, ["rcvd_unknown_qpn"], True, 0),
-    ("source address is not the QP's peer", "9.6.1.1, A17.4.3",
-     lambda x: [x.send_only(src="198.18.0.77")], NONE, ["rcvd_unknown_qpn"], True, 0),
+     lambda x: [x.send_only(qpn=0xABCDEF)], DROP, ["rcvd_unknown_qpn"], True, 0),
+    ("source address is not the QP's peer", "9.6.1.1",
+     lambda x: [x.send_only(src="198.18.0.77")], DROP, ["rcvd_unknown_qpn"], True, 0),
     ("P_Key mismatch", "9.6.1.1, 10.9.3",
-     lambda x: [x.send_only(pkey=0x1234)], NONE, ["rcvd_bad_pkey"], True, 0),
+     lambda x: [x.send_only(pkey=0x1234)], DROP, ["rcvd_bad_pkey"], True, 0),
     ("BTH transport version 1", "9.6.1.1",
-     lambda x: [x.send_only(tver=1)], NONE, ["rcvd_malformed"], True, 0),
+     lambda x: [x.send_only(tver=1)], DROP, ["rcvd_malformed"], True, 0),
     ("truncated RETH (WRITE ONLY with 8 of 16 bytes)", "9.6.1.1",
-     lambda x: [x.pkt(WRITE_ONLY, raw_body=struct.pack(">Q", x.addr))], NONE,
+     lambda x: [x.pkt(WRITE_ONLY, raw_body=struct.pack(">Q", x.addr))], DROP,
      ["rcvd_malformed"], True, 0),
     ("truncated BTH (8 bytes)", "9.2",
      lambda x: [with_icrc(x.c.ipv4(bth(SEND_ONLY, x.qpn, x.psn)[:8]))],
-     NONE, ["rcvd_malformed"], True, 0),
+     DROP, ["rcvd_malformed"], True, 0),
     ("payload + pad not a multiple of 4", "9.2.6",
-     lambda x: [x.pkt(SEND_ONLY, raw_body=payload_of(5), pad=0)], NONE,
+     lambda x: [x.pkt(SEND_ONLY, raw_body=payload_of(5), pad=0)], DROP,
      ["rcvd_malformed"], True, 0),
     ("pad count larger than the payload", "9.2.6",
-     lambda x: [x.pkt(SEND_ONLY, raw_body=b"", pad=3)], NONE, ["rcvd_malformed"], True, 0),
+     lambda x: [x.pkt(SEND_ONLY, raw_body=b"", pad=3)], DROP, ["rcvd_malformed"], True, 0),
     ("UD opcode to an RC QP", "9.6.1.1",
      lambda x: [x.pkt(UD_SEND_ONLY, payload_of(8), ext=struct.pack(">II", 0x11111111, 5))],
-     NONE, ["rcvd_malformed"], True, 0),
+     DROP, ["rcvd_malformed"], True, 0),
     ("PSN ahead of the expected one", "9.7.4.1.1",
      lambda x: [x.send_only(psn=x.psn + 5)], ("nak", NAK_SEQ), ["out_of_sequence"], True, 0),
     ("duplicate SEND (PSN behind)", "9.7.4.1.1, 9.7.5.1.1",
@@ -302,7 +308,7 @@ CASES = [
     ("unknown R_Key", "9.7.4.1.4, 9.9.3.1.3",
      lambda x: [x.pkt(WRITE_ONLY, payload_of(32), reth(x.addr, x.rkey ^ 0x5A5A00, 32))],
      ("nak", NAK_ACCESS), ["sent_nak_access"], False, 0),
-]
+]]
 
 
 def ack_of(reply):
@@ -325,7 +331,7 @@ def expected_replies(want):
 def reply_problem(x, want, replies, psn0):
     """None if @replies is what @want says, else what went wrong."""
     got = [ack_of(r) for r in replies]
-    if want is None:
+    if want is DROP:
         return f"expected no reply, got {got}" if got else None
     kind, arg = want
     if kind == "ack":
@@ -390,16 +396,15 @@ def survival_problem(x, survives):
 
 
 def run_row(x, row):
-    name, spec, packets, want, counters, survives, consumed = row
     before = json.loads(x.ask("counters"))
     psn0 = x.psn
-    for p in packets(x):
+    for p in row.packets(x):
         x.c.send(p)
-    err = reply_problem(x, want, x.c.replies(expected_replies(want)), psn0)
+    err = reply_problem(x, row.reply, x.c.replies(expected_replies(row.reply)), psn0)
     after = json.loads(x.ask("counters"))
-    err = err or counter_problem(before, after, counters, want is None)
-    x.psn += consumed
-    return err or survival_problem(x, survives)
+    err = err or counter_problem(before, after, row.counters, row.reply is DROP)
+    x.psn += row.psns
+    return err or survival_problem(x, row.survives)
 
 
 def run_crafter(args):
@@ -412,10 +417,10 @@ def run_crafter(args):
             err = run_row(x, row)
         except (AssertionError, ValueError, KeyError, IndexError, TimeoutError) as e:
             err = f"{type(e).__name__}: {e}"
-        print(f"{'not ok' if err else 'ok'} {n} - {row[0]} (IBA {row[1]})"
+        print(f"{'not ok' if err else 'ok'} {n} - {row.name} (IBA {row.spec})"
               + (f": {err}" if err else ""), flush=True)
         failed += bool(err)
-        if err or not row[5]:
+        if err or not row.survives:
             x = None        # a fresh QP for the next row
     c.ask("bye")
     print(f"{len(CASES) - failed} passed, {failed} failed; "
