@@ -420,7 +420,8 @@ capture_start() {
 	log "+ dumpcap -i $1 -f 'udp port 4791' -P -w $2 &"
 	dumpcap -q -i "$1" -f "udp port 4791" -P -w "$2" > "$2.log" 2>&1 &
 	CAPTURE_PID=$!
-	wait_for 10 test -s "$2" || { cat "$2.log"; fail "dumpcap did not start on $1"; }
+	# dumpcap takes seconds to start on a loaded TCG guest
+	wait_for 40 test -s "$2" || { cat "$2.log"; fail "dumpcap did not start on $1"; }
 }
 
 # capture_stop: let dumpcap flush and exit.

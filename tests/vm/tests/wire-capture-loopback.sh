@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 180
+# timeout: 150
 #
 # Every packet sroce puts on the wire, captured on lo while one device talks
 # to itself (ibv_rc_pingpong with 4-packet messages, perftest WRITE, READ
@@ -12,9 +12,9 @@
 
 rdma_setup sroce
 capture_start lo /tmp/loopback.pcap
-pingpong_loopback 4096 20
-perftest_loopback ib_write_bw bw -s 8192 -n 50
-perftest_loopback ib_read_bw bw -s 8192 -n 50
-perftest_loopback ib_atomic_bw bw -n 50
+pingpong_loopback 4096 10
+perftest_loopback ib_write_bw bw -s 8192 -n 20
+perftest_loopback ib_read_bw bw -s 8192 -n 20
+perftest_loopback ib_atomic_bw bw -n 20
 capture_stop
-capture_check /tmp/loopback.pcap --from "$SROCE_IP:500"
+capture_check /tmp/loopback.pcap --from "$SROCE_IP:200"
