@@ -84,7 +84,8 @@ bench: setup
 	@$(TOP)/tests/bench/bench.sh $(if $(BENCH_KVER),--kernel $(BENCH_KVER)) \
 		$(if $(filter-out 0,$(QUICK)),--quick) $(if $(TOPOLOGY),--topology $(TOPOLOGY)) \
 		$(if $(CPUS),--cpus $(CPUS)) $(if $(REPS),--reps $(REPS)) \
-		$(if $(POINTS),--points '$(POINTS)') $(if $(filter-out 0,$(PARALLEL)),--parallel)
+		$(if $(POINTS),--points '$(POINTS)') $(if $(filter-out 0,$(PARALLEL)),--parallel) \
+		$(if $(BUDGET),--budget $(BUDGET))
 
 check-debug: setup
 	@$(TOP)/tests/tools/check.sh --debug

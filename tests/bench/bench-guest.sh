@@ -9,8 +9,8 @@
 # (two guests: host 0 serves, host 1 connects over the virtual link).
 #
 # For each repeat, each provider in turn (load it, run the whole matrix,
-# unload it: rdma_rxe and sroce cannot both own UDP 4791), so that a change
-# in the machine's load hits both alike. Every run prints one line on the
+# unload it: rdma_rxe and sroce cannot both own UDP 4791; the order flips
+# every repeat), so that a change in the machine's load hits both alike. Every run prints one line on the
 # console, which the host collects:
 #
 #   BENCH topo=T provider=P rep=N point=P side=S status=ok|fail|skip [key=value...]
@@ -61,10 +61,10 @@ matrix_full() {
 	done
 	echo "msg_rate 8 90 ib_write_bw -s 8 -q 4 -t 256 -n 2000"
 	for tool in write send read; do
-		echo "${tool}_lat 8 120 ib_${tool}_lat -s 8 -n 300"
-		echo "${tool}_lat 4096 120 ib_${tool}_lat -s 4096 -n 300"
+		echo "${tool}_lat 8 120 ib_${tool}_lat -s 8 -n 200"
+		echo "${tool}_lat 4096 120 ib_${tool}_lat -s 4096 -n 200"
 	done
-	echo "atomic_lat 8 120 ib_atomic_lat -n 300"
+	echo "atomic_lat 8 120 ib_atomic_lat -n 200"
 }
 
 # QUICK=1: one point per kind of transfer, short runs: a smoke test of the
@@ -300,6 +300,12 @@ pass() {
 	provider_down
 }
 
+# providers_for REP: PROVIDERS, reversed on even repeats, so that neither
+# always runs first (nor always last when the time budget runs out).
+providers_for() {
+	if [ $(($1 % 2)) = 1 ]; then echo "$PROVIDERS"; else echo "$PROVIDERS" | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }'; fi
+}
+
 memcpy_bandwidth() {
 	local size trials=9
 
@@ -325,7 +331,7 @@ main() {
 	[ "$TOPO" = link ] && wait_peer 30
 	memcpy_bandwidth
 	for ((rep = 1; rep <= REPS; rep++)); do
-		for provider in $PROVIDERS; do
+		for provider in $(providers_for "$rep"); do
 			pass "$rep" "$provider"
 		done
 	done

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench.sh [--kernel KVER] [--quick] [--topology loopback|link|all] [--reps N]
-#          [--cpus 1|2] [--points REGEX] [--parallel] [--out DIR]
+#          [--cpus 1|2] [--points REGEX] [--parallel] [--budget SEC] [--out DIR]
 #
 # `make bench`: perftest on rdma_rxe and on sroce in the same guest(s), same
 # kernel, same run, and a report of the ratios. Boots the guest(s) with
@@ -16,13 +16,15 @@
 # build/bench/results (a smoke run: fewer points, 1 repeat, short runs).
 # KVER may be a prefix: 6.1 or 6.12. --parallel runs the two topologies at
 # the same time (three guests; faster, noisier: the report says so).
+# --budget: seconds of guest time per topology (default 20 min per repeat);
+# points past it are reported as skipped.
 # Nothing here asserts a speed: the exit status is non-zero only when the
 # harness itself could not run.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
-KERNEL='' QUICK=0 TOPOLOGY=all REPS=3 CPUS=1 POINTS='' OUT='' PARALLEL=0
+KERNEL='' QUICK=0 TOPOLOGY=all REPS=3 CPUS=1 POINTS='' OUT='' PARALLEL=0 BUDGET=''
 
 usage() {
 	sed -n '4,5s/^# \{0,1\}//p' "$0" >&2
@@ -39,6 +41,7 @@ parse_args() {
 		--cpus) CPUS=$2; shift 2 ;;
 		--points) POINTS=$2; shift 2 ;;
 		--parallel) PARALLEL=1; shift ;;
+		--budget) BUDGET=$2; shift 2 ;;
 		--out) OUT=$2; shift 2 ;;
 		*) usage ;;
 		esac
@@ -78,7 +81,10 @@ load_average() { cut -d' ' -f1-3 /proc/loadavg; }
 # Seconds of guest time to allow one topology (the guest skips the points
 # it has no time left for and reports them as skipped).
 budget() {
-	if [ "$QUICK" = 1 ]; then echo 240; else echo $((1200 * REPS)); fi
+	if [ -n "$BUDGET" ]; then echo "$BUDGET"
+	elif [ "$QUICK" = 1 ]; then echo 240
+	else echo $((1200 * REPS))
+	fi
 }
 
 # run_topology NAME: boot, run, copy the BENCH lines of each host's log.

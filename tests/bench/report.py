@@ -207,6 +207,8 @@ def build_rows(merged):
 def cell(s, reps):
     if not s.values:
         why = sorted(set(s.failures))
+        if why and all("time-budget" in w or "server-skip" in w for w in why):
+            return "not run (time budget)"
         return "FAIL" + (f" ({', '.join(why)[:40]})" if why else "") if s.failures else "—"
     text = fmt(s.median)
     if len(s.values) < reps or s.failures:
