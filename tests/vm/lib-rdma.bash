@@ -22,6 +22,10 @@ VERBS_SKIP=()		# --skip options for the program, per provider
 # What rdma_rxe gets wrong (tests/verbs/README.md): skipped against rxe so
 # that a pass there means the scripts and the program work.
 RXE_DEVIATIONS="err_bad_lkey flush_posted_in_err bad_modify_value"
+# What rdma_rxe/librxe cannot do, on either end of a case: librxe refuses
+# ibv_rereg_mr (EOPNOTSUPP); after SQD -> RTS rxe leaves the sends posted in
+# SQD waiting; ex_api's first WR completes flushed on rxe (not investigated).
+RXE_LACKS="ex_api rereg_access rereg_pd rereg_translation sqd"
 PERF_PORT=18600		# each run takes the next port: no TIME_WAIT clashes
 CMD_TIMEOUT=${CMD_TIMEOUT:-240}
 
@@ -40,6 +44,18 @@ rxe_setup() {
 		VERBS_SKIP+=(--skip "$c")
 	done
 	log "rxe: sroce_verbs_test will skip rxe's known deviations: $RXE_DEVIATIONS"
+	skip_rxe_lacks
+}
+
+# skip_rxe_lacks: leave out the cases rxe cannot run (RXE_LACKS), whichever
+# end it is on.
+skip_rxe_lacks() {
+	local c
+
+	for c in $RXE_LACKS; do
+		VERBS_SKIP+=(--skip "$c")
+	done
+	log "sroce_verbs_test will skip what rxe lacks: $RXE_LACKS"
 }
 
 # gid_index DEV ADDR: index of DEV's RoCE v2 GID ::ffff:ADDR, from ibv_devinfo.
@@ -112,12 +128,14 @@ interop_both_directions() {
 
 	[ "$SROCE_HOST" = 0 ] && { first=sroce; second=rxe; }
 	rdma_setup "$first"
+	[ "$first" = rxe ] || skip_rxe_lacks	# the peer is rxe
 	wait_peer 30
 	"$1" direction1
 	rdma_teardown
 	barrier swap
 	export RDMAV_DRIVERS=$provider_path
 	rdma_setup "$second"
+	[ "$second" = rxe ] || skip_rxe_lacks
 	"$1" direction2
 }
 
@@ -164,8 +182,11 @@ run_client() {
 # --- output checks --------------------------------------------------------------
 
 # perf_rows OUT: the data rows of a perftest results table ("#bytes ..." header).
+# perftest's warning that its clock calibration is noisy (common under TCG) goes
+# to stderr, which shares the file, and can land in the middle of a row.
 perf_rows() {
-	awk '/#bytes/ { table = 1; next } table && $1 ~ /^[0-9]+$/ && NF >= 4' "$1"
+	sed 's/Correlation coefficient r^2: [0-9.]* < [0-9.]*//' "$1" |
+		awk '/#bytes/ { table = 1; next } table && $1 ~ /^[0-9]+$/ && NF >= 4'
 }
 
 # check_perf OUT KIND SIZE...: the table has a row for each SIZE whose fields
@@ -179,7 +200,9 @@ check_perf() {
 	for size in "$@"; do
 		row=$(perf_rows "$out" | awk -v s="$size" '$1 == s' | head -n 1)
 		[ -n "$row" ] || fail "no result row for $size bytes in $out"
-		echo "$row" | awk '{ for (i = 1; i <= NF; i++) if ($i !~ /^[0-9.]+$/) exit 1 }' ||
+		# A lat row's t_stdev (column 7) is "-nan" when a few samples are equal.
+		echo "$row" | awk -v kind="$kind" '{ for (i = 1; i <= NF; i++)
+			if ($i !~ /^[0-9.]+$/ && !(kind == "lat" && i == 7 && $i ~ /^-?nan$/)) exit 1 }' ||
 			fail "non-numeric result row: $row"
 		case "$kind" in
 		bw) echo "$row" | awk '{ exit !($5 > 0) }' || fail "zero message rate: $row" ;;
@@ -382,15 +405,16 @@ perftest_default() {
 	done
 }
 
-# perftest_full WHERE ITERS: every tool with -a (2 B .. 8 MiB; check-full).
-perftest_full() {
-	local where=$1 iters=$2 tool
+# perftest_all WHERE ITERS: every tool with -a (2 B .. 8 MiB), ITERS iterations a
+# size; the atomic tools have one size (8 B) and refuse -a.
+perftest_all() {
+	local where=$1 iters=$2 tool all
 
-	for tool in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw; do
-		"perftest_$where" "$tool" bw -a -n "$iters"
-	done
-	for tool in ib_send_lat ib_write_lat ib_read_lat ib_atomic_lat; do
-		"perftest_$where" "$tool" lat -a -n "$iters"
+	for tool in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw \
+		    ib_send_lat ib_write_lat ib_read_lat ib_atomic_lat; do
+		case "$tool" in *atomic*) all= ;; *) all=-a ;; esac
+		# shellcheck disable=SC2086
+		"perftest_$where" "$tool" "${tool##*_}" $all -n "$iters"
 	done
 }
 
