@@ -44,11 +44,34 @@ static void sroce_psn_window_membership(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, sroce_psn_in_window(5, 5, 0));
 }
 
+/* A 4-packet message from 0xfffffe (wraps), MTU 1024. */
+static void sroce_psn_resume_inside_what_was_sent(struct kunit *test)
+{
+	/* Two packets sent: resume at either, or at the next one. */
+	KUNIT_EXPECT_EQ(test, sroce_psn_resume_index(0xfffffe, 4, 2048, 1024, 0xfffffe), 0U);
+	KUNIT_EXPECT_EQ(test, sroce_psn_resume_index(0xfffffe, 4, 2048, 1024, 0xffffff), 1U);
+	KUNIT_EXPECT_EQ(test, sroce_psn_resume_index(0xfffffe, 4, 2048, 1024, 0), 2U);
+	/* The last packet may be short. */
+	KUNIT_EXPECT_EQ(test, sroce_psn_resume_index(0xfffffe, 4, 3100, 1024, 1), 3U);
+}
+
+static void sroce_psn_resume_elsewhere_starts_over(struct kunit *test)
+{
+	/* Past what was sent (a rewound WQE has sent nothing). */
+	KUNIT_EXPECT_EQ(test, sroce_psn_resume_index(0xfffffe, 4, 2048, 1024, 1), 0U);
+	KUNIT_EXPECT_EQ(test, sroce_psn_resume_index(0xfffffe, 4, 0, 1024, 0), 0U);
+	/* Before the message, or after its last packet. */
+	KUNIT_EXPECT_EQ(test, sroce_psn_resume_index(0xfffffe, 4, 4096, 1024, 0xfffffd), 0U);
+	KUNIT_EXPECT_EQ(test, sroce_psn_resume_index(0xfffffe, 4, 4096, 1024, 2), 0U);
+}
+
 static struct kunit_case sroce_psn_cases[] = {
 	KUNIT_CASE(sroce_psn_add_wraps_at_24_bits),
 	KUNIT_CASE(sroce_psn_diff_is_signed_distance),
 	KUNIT_CASE(sroce_psn_order_across_wrap),
 	KUNIT_CASE(sroce_psn_window_membership),
+	KUNIT_CASE(sroce_psn_resume_inside_what_was_sent),
+	KUNIT_CASE(sroce_psn_resume_elsewhere_starts_over),
 	{}
 };
 

@@ -41,4 +41,25 @@ static inline bool sroce_psn_in_window(u32 psn, u32 first, u32 count)
 	return ((psn - first) & SROCE_PSN_MASK) < count;
 }
 
+/**
+ * sroce_psn_resume_index - packet of a message to send again from
+ * @first: PSN of the message's first packet
+ * @pkts: packets in the message
+ * @sent: bytes of it sent so far (in @mtu-byte packets)
+ * @mtu: path MTU in bytes
+ * @psn: first PSN the responder is missing
+ *
+ * Only a PSN inside what was sent can resume the message midway: every
+ * packet before it arrived. Any other PSN starts the message over (0).
+ */
+static inline u32 sroce_psn_resume_index(u32 first, u32 pkts, u32 sent,
+					 u32 mtu, u32 psn)
+{
+	u32 index = (psn - first) & SROCE_PSN_MASK;
+
+	if (index >= pkts || (u64)index * mtu > sent)
+		return 0;
+	return index;
+}
+
 #endif /* SROCE_PSN_H */

@@ -432,6 +432,8 @@ static struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index)
 static void sroce_swqe_rewind(struct sroce_qp *qp, struct sroce_swqe *swqe,
 			      u32 psn)
 {
+	u32 index;
+
 	if (!swqe->psns_set || swqe->state == SROCE_SWQE_DONE)
 		return;
 	if (swqe->opcode == SROCE_WR_RDMA_READ) {
@@ -440,15 +442,13 @@ static void sroce_swqe_rewind(struct sroce_qp *qp, struct sroce_swqe *swqe,
 		swqe->state = SROCE_SWQE_SENDING;
 		return;
 	}
-	/* Only a PSN inside what was sent can resume the message midway. */
-	if (sroce_wr_is_atomic(swqe->opcode) ||
-	    sroce_psn_before(psn, swqe->first_psn) ||
-	    sroce_psn_after(psn, swqe->last_psn) ||
-	    sroce_psn_diff(psn, swqe->first_psn) * qp->mtu > swqe->sent)
-		psn = swqe->first_psn;
-	swqe->sent = sroce_psn_diff(psn, swqe->first_psn) * qp->mtu;
+	index = sroce_wr_is_atomic(swqe->opcode) ? 0 :
+		sroce_psn_resume_index(swqe->first_psn,
+				       sroce_swqe_pkts(qp, swqe->length),
+				       swqe->sent, qp->mtu, psn);
+	swqe->sent = index * qp->mtu;
 	swqe->state = swqe->sent ? SROCE_SWQE_SENDING : SROCE_SWQE_QUEUED;
-	qp->req_psn = psn;
+	qp->req_psn = sroce_psn_add(swqe->first_psn, index);
 }
 
 /**
