@@ -81,6 +81,9 @@ static bool sroce_rcv_pkey_ok(u16 pkey)
 /*
  * A connected QP takes packets only from its peer (IBA 9.6.1.1: the source
  * must be the QP's destination; for RoCEv2 that is the IP source address).
+ * Read without qp->lock: the address vector changes only in modify_qp, and a
+ * packet racing with that is judged against the old or the new peer, either
+ * of which is a legitimate answer; the state checks under the lock follow.
  */
 static bool sroce_rcv_from_peer(struct sk_buff *skb, const struct sroce_qp *qp)
 {
