@@ -44,6 +44,7 @@ MTU = 1024
 PKEY = 0xFFFF
 REPLY_WAIT = 3.0          # seconds for an answer that must come
 SILENCE_WAIT = 0.5        # seconds of silence that count as "no answer"
+COUNTER_CACHE_LIFESPAN = 0.1
 QPS_RTS, QPS_ERR = 3, 6
 IBV_WC_RECV = 128
 
@@ -83,6 +84,9 @@ class Agent:
             self.proc = None
 
     def counters(self):
+        # ib_core serves hw_counters from a cache refreshed at most every
+        # "lifespan" (10 ms): let a packet just answered reach the numbers.
+        time.sleep(COUNTER_CACHE_LIFESPAN)
         d = f"/sys/class/infiniband/{self.dev}/ports/1/hw_counters"
         out = {}
         for name in os.listdir(d) if os.path.isdir(d) else []:
