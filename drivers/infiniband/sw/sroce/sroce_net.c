@@ -32,6 +32,7 @@
 
 #include "sroce.h"
 #include "sroce_icrc.h"
+#include "sroce_local.h"
 #include "sroce_net.h"
 #include "sroce_proto.h"
 #include "sroce_qp.h"
@@ -96,23 +97,20 @@ static bool sroce_rcv_from_peer(struct sk_buff *skb, const struct sroce_qp *qp)
 	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr);
 }
 
-static void sroce_rcv(struct sk_buff *skb)
+/*
+ * Parse and dispatch a packet whose skb->data is the BTH; consumes @skb.
+ * A local packet has no IP header: sroce_local_xmit() checked, when it
+ * queued it, that sender and receiver name each other.
+ */
+static void sroce_rcv_bth(struct sk_buff *skb, bool local)
 {
 	enum sroce_stat reason = SROCE_STAT_RCVD_MALFORMED;
+	const u8 *bth = skb->data;
 	struct sroce_hdrs h;
-	unsigned int udp_len;
 	struct sroce_qp *qp;
-	const u8 *bth;
 	int err;
 
-	if (sroce_rcv_prepare(skb, &udp_len))
-		goto drop;
-	if (!sroce_rcv_icrc_ok(skb)) {
-		reason = SROCE_STAT_ICRC_ERRORS;
-		goto drop;
-	}
-	bth = skb->data + sizeof(struct udphdr);
-	err = sroce_hdrs_parse(bth, udp_len, &h);
+	err = sroce_hdrs_parse(bth, skb->len, &h);
 	if (err && err != -EOPNOTSUPP)
 		goto drop;
 	if (!sroce_rcv_pkey_ok(h.bth.pkey)) {
@@ -126,7 +124,7 @@ static void sroce_rcv(struct sk_buff *skb)
 		goto drop;
 	}
 	/* A connection is its QPN and its peer: anything else names none. */
-	if (!sroce_rcv_from_peer(skb, qp)) {
+	if (!local && !sroce_rcv_from_peer(skb, qp)) {
 		reason = SROCE_STAT_RCVD_UNKNOWN_QPN;
 		goto drop_qp;
 	}
@@ -134,7 +132,7 @@ static void sroce_rcv(struct sk_buff *skb)
 	if ((h.bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC)
 		goto drop_qp;
 	sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_PKTS);
-	sroce_stat_add(qp->sdev, SROCE_STAT_RCVD_BYTES, udp_len);
+	sroce_stat_add(qp->sdev, SROCE_STAT_RCVD_BYTES, skb->len);
 	if (err)
 		sroce_resp_rcv_unsupported(qp, &h);
 	else if (h.op->flags & SROCE_OPF_REQUEST)
@@ -154,10 +152,37 @@ drop:
 	kfree_skb(skb);
 }
 
+/* A packet from sroce_local_xmit(), BTH at skb->data; consumes @skb. */
+void sroce_rcv_local(struct sk_buff *skb)
+{
+	sroce_rcv_bth(skb, true);
+}
+
+static void sroce_rcv(struct sk_buff *skb)
+{
+	enum sroce_stat reason = SROCE_STAT_RCVD_MALFORMED;
+	unsigned int udp_len;
+
+	if (sroce_rcv_prepare(skb, &udp_len))
+		goto drop;
+	if (!sroce_rcv_icrc_ok(skb)) {
+		reason = SROCE_STAT_ICRC_ERRORS;
+		goto drop;
+	}
+	__skb_pull(skb, sizeof(struct udphdr));
+	sroce_rcv_bth(skb, false);
+	return;
+drop:
+	sroce_stat_drop_skb(skb, reason);
+	kfree_skb(skb);
+}
+
 /* udp_tunnel encap_rcv: 0 means we consumed the packet. */
 static int sroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
+	sroce_local_enter();
 	sroce_rcv(skb);
+	sroce_local_exit();
 	return 0;
 }
 
@@ -413,6 +438,10 @@ int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 	unsigned int udp_payload = skb->len;
 	int err;
 
+	if (sroce_local_xmit(qp, skb)) {
+		sroce_pkt_xmit_count(qp->sdev, udp_payload, NET_XMIT_SUCCESS);
+		return 0;
+	}
 	sroce_push_udp(skb, htons(qp->src_port));
 	if (av->family == AF_INET)
 		sroce_push_ipv4(skb, av);

@@ -39,6 +39,7 @@ int sroce_av_from_ah_attr(struct sroce_av *av, const struct rdma_ah_attr *ah);
 /* Bytes of a packet after the IP header: UDP + transport headers + ... */
 struct sk_buff *sroce_pkt_alloc(unsigned int transport_len);
 int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb);
+void sroce_rcv_local(struct sk_buff *skb);
 
 int sroce_net_get(void);
 void sroce_net_put(void);

@@ -11,6 +11,7 @@
 
 #include "sroce.h"
 #include "sroce_cq.h"
+#include "sroce_local.h"
 #include "sroce_proto.h"
 #include "sroce_psn.h"
 #include "sroce_qp.h"
@@ -517,6 +518,7 @@ bool sroce_req_run(struct sroce_qp *qp)
 	int budget = SROCE_REQ_BUDGET;
 	bool busy = false;
 
+	sroce_local_enter();
 	spin_lock_bh(&qp->lock);
 	WRITE_ONCE(qp->tx_pending, false);
 	switch (qp->state) {
@@ -544,5 +546,6 @@ bool sroce_req_run(struct sroce_qp *qp)
 		break;
 	}
 	spin_unlock_bh(&qp->lock);
+	sroce_local_exit();	/* delivers what went to local QPs */
 	return busy;
 }

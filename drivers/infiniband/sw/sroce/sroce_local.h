@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce_local.h - packets between two sroce QPs of this host, past the
+ * IP stack.
+ */
+#ifndef SROCE_LOCAL_H
+#define SROCE_LOCAL_H
+
+#include <linux/skbuff.h>
+
+struct sroce_qp;
+
+void sroce_local_enter(void);
+void sroce_local_exit(void);
+bool sroce_local_xmit(struct sroce_qp *qp, struct sk_buff *skb);
+
+#endif /* SROCE_LOCAL_H */
