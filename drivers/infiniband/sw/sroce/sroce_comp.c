@@ -392,7 +392,7 @@ void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 		sroce_comp_arm_timer_locked(qp);
 	/* The window may have opened, or a rewind needs sending. */
 	WRITE_ONCE(qp->tx_pending, true);
-	sroce_tx_kick(qp->sdev);
+	sroce_tx_kick_qp(qp);
 out:
 	spin_unlock_bh(&qp->lock);
 }

@@ -26,18 +26,34 @@
 #include "sroce.h"
 #include "sroce_local.h"
 #include "sroce_net.h"
+#include "sroce_proto.h"
 #include "sroce_qp.h"
+#include "sroce_tx.h"
+
+/* QPs one delivery may run the requester of, and passes it may make. */
+#define SROCE_LOCAL_RUNS	8
+#define SROCE_LOCAL_PASSES	16
 
 /**
  * struct sroce_local - one CPU's short-cut queue
  * @head: oldest queued packet, linked through skb->next; NULL when empty
  * @tail: newest queued packet
  * @depth: nested local scopes on this CPU; the outermost one delivers
+ * @delivering: the outermost scope is delivering; transmit work that the
+ *	receivers find (window opened by an ACK, READ to answer) is done
+ *	right here rather than by waking the transmit thread
+ * @passes_left: requester passes this delivery may still make
+ * @nrun: QPs in @run
+ * @run: QPs with transmit work, a reference held on each
  */
 struct sroce_local {
 	struct sk_buff *head;
 	struct sk_buff *tail;
 	unsigned int depth;
+	bool delivering;
+	unsigned int passes_left;
+	unsigned int nrun;
+	struct sroce_qp *run[SROCE_LOCAL_RUNS];
 };
 
 static DEFINE_PER_CPU(struct sroce_local, sroce_local);
@@ -67,9 +83,50 @@ static struct sk_buff *sroce_local_pop(struct sroce_local *l)
 	return skb;
 }
 
+/**
+ * sroce_local_defer_run - run @qp's requester when this delivery is done
+ * @qp: has transmit work (tx_pending set); the caller holds a reference
+ *
+ * Only where the transmit thread does not poll (one CPU): there, waking it
+ * costs a context switch and buys nothing; with more CPUs it runs beside
+ * the process and picks up its next posts without doorbells.
+ *
+ * Return: true if taken; false outside a delivery, when its budget is
+ * spent, or when the thread polls; then the caller wakes the thread.
+ */
+bool sroce_local_defer_run(struct sroce_qp *qp)
+{
+	struct sroce_local *l = this_cpu_ptr(&sroce_local);
+	unsigned int i;
+
+	if (!l->depth || !l->delivering || !l->passes_left || sroce_tx_polls())
+		return false;
+	for (i = 0; i < l->nrun; i++)
+		if (l->run[i] == qp)
+			return true;
+	if (l->nrun == ARRAY_SIZE(l->run))
+		return false;
+	refcount_inc(&qp->refs);
+	l->run[l->nrun++] = qp;
+	return true;
+}
+
+/*
+ * One requester pass, in a nested scope: its packets join the queue being
+ * delivered. Work left when the budget is spent goes to the thread.
+ */
+static void sroce_local_run(struct sroce_local *l, struct sroce_qp *qp)
+{
+	l->passes_left--;
+	if (sroce_req_run(qp) && !sroce_local_defer_run(qp))
+		sroce_tx_kick(qp->sdev);
+	sroce_qp_put(qp);
+}
+
 /*
  * End a scope. The outermost one delivers every queued packet, including
- * those the receivers send meanwhile (ACKs), in order.
+ * those the receivers send meanwhile (ACKs), in order, and runs the
+ * requesters they gave work to.
  */
 void sroce_local_exit(void)
 {
@@ -77,8 +134,18 @@ void sroce_local_exit(void)
 	struct sk_buff *skb;
 
 	if (l->depth == 1) {
-		while ((skb = sroce_local_pop(l)))
-			sroce_rcv_local(skb);
+		l->delivering = true;
+		l->passes_left = SROCE_LOCAL_PASSES;
+		for (;;) {
+			skb = sroce_local_pop(l);
+			if (skb)
+				sroce_rcv_local(skb);
+			else if (l->nrun)
+				sroce_local_run(l, l->run[--l->nrun]);
+			else
+				break;
+		}
+		l->delivering = false;
 	}
 	l->depth--;
 	local_bh_enable();

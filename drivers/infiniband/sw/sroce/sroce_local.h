@@ -13,5 +13,6 @@ struct sroce_qp;
 void sroce_local_enter(void);
 void sroce_local_exit(void);
 bool sroce_local_xmit(struct sroce_qp *qp, struct sk_buff *skb);
+bool sroce_local_defer_run(struct sroce_qp *qp);
 
 #endif /* SROCE_LOCAL_H */

@@ -306,7 +306,7 @@ static enum sroce_resp_result sroce_resp_read_op(struct sroce_qp *qp,
 	res->pending = true;
 	qp->resp_msn++;
 	WRITE_ONCE(qp->tx_pending, true);
-	sroce_tx_kick(qp->sdev);
+	sroce_tx_kick_qp(qp);
 	return SROCE_RESP_DONE;
 }
 

@@ -17,6 +17,7 @@
 #include <linux/sched.h>
 
 #include "sroce.h"
+#include "sroce_local.h"
 #include "sroce_proto.h"
 #include "sroce_qp.h"
 #include "sroce_tx.h"
@@ -69,6 +70,16 @@ static bool sroce_tx_for_each_qp(struct sroce_tx *tx,
 static bool sroce_tx_run_qp(struct sroce_qp *qp, void *arg)
 {
 	return sroce_req_run(qp);
+}
+
+/*
+ * Does the thread poll after work (more than one CPU)? Then waking it is
+ * worth it: it works in parallel with the process and picks up the next
+ * posts without doorbells. Otherwise a wake-up only costs a context switch.
+ */
+bool sroce_tx_polls(void)
+{
+	return sroce_tx_poll_ns() != 0;
 }
 
 static bool sroce_tx_set_wakeup(struct sroce_qp *qp, void *arg)
@@ -157,6 +168,17 @@ void sroce_tx_kick(struct sroce_dev *sdev)
 {
 	atomic_set(&sdev->tx.kicked, 1);
 	wake_up_process(sdev->tx.thread);
+}
+
+/*
+ * @qp has transmit work (tx_pending set; the caller holds a reference).
+ * While loopback packets are being delivered, the delivery runs it; else
+ * the thread does.
+ */
+void sroce_tx_kick_qp(struct sroce_qp *qp)
+{
+	if (!sroce_local_defer_run(qp))
+		sroce_tx_kick(qp->sdev);
 }
 
 void sroce_tx_add_qp(struct sroce_dev *sdev, struct sroce_qp *qp)

@@ -30,6 +30,8 @@ struct sroce_tx {
 int sroce_tx_start(struct sroce_dev *sdev);
 void sroce_tx_stop(struct sroce_dev *sdev);
 void sroce_tx_kick(struct sroce_dev *sdev);
+void sroce_tx_kick_qp(struct sroce_qp *qp);
+bool sroce_tx_polls(void);
 void sroce_tx_add_qp(struct sroce_dev *sdev, struct sroce_qp *qp);
 void sroce_tx_del_qp(struct sroce_dev *sdev, struct sroce_qp *qp);
 
