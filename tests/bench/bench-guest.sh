@@ -129,7 +129,8 @@ why_failed() {
 	local said
 
 	case "$1" in 124|137) echo "why=timeout"; return ;; esac
-	said=$(grep -iE -m 1 'error|fail|couldn|unable|wrong' "$2" || true)
+	# perftest: "Completion with error at client" then "Failed status N: ...".
+	said=$(grep -iE 'error|fail|couldn|unable|wrong' "$2" | head -n 2 | tr '\n' ' ' || true)
 	if [ -z "$said" ] && [ "$1" = 0 ]; then
 		said="no-result:$(perf_rows "$2" | head -n 1)"
 	fi

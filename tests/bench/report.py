@@ -393,6 +393,21 @@ def header(meta, guests, title):
     return out + [""]
 
 
+def failures_section(merged):
+    """Every run that failed (not those skipped for time), with perftest's reason."""
+    failed = [(k, rec) for k, rec in sorted(merged.items())
+              if rec["status"] == "fail"]
+    if not failed:
+        return []
+    out = ["## Failed runs", "",
+           "Runs that ended in an error or a timeout (the medians above leave them out); the reason "
+           "is perftest's first complaint, the full output is in the console logs of the run.", "",
+           "| topology | provider | repeat | point | reason |", "|---|---|---|---|---|"]
+    for (topo, prov, rep, point), rec in failed:
+        out.append(f"| {topo} | {prov} | {rep} | {label_of(point)} | {rec['why'].replace('_', ' ').strip()} |")
+    return out + [""]
+
+
 def write_markdown(path, meta, rows, merged, guests, memcpy, chart):
     reps = int(meta.get("reps", "3") or 3)
     title = f"sroce vs rdma_rxe: {meta.get('kernel', '?')}, {meta.get('date', '?')}"
@@ -406,6 +421,7 @@ def write_markdown(path, meta, rows, merged, guests, memcpy, chart):
         out += [f"## {topo.capitalize()} ({what})", ""] + results_table(rows, topo, reps) + [""]
         if topo == "loopback":
             out += memcpy_section(rows, memcpy)
+    out += failures_section(merged)
     out += ["## CPU", "",
             "Busy / kernel % of each guest's CPU time while the client ran (from /proc/stat; "
             "kernel = system + irq + softirq). perftest busy-polls its completion queue, so a guest "
