@@ -466,6 +466,28 @@ static int rtr_path_mtu_8192(struct vt *t, const struct vt_ep *ep, struct ibv_qp
 	return mask;
 }
 
+/*
+ * ib_core passes IBV_QP_CUR_STATE through unchecked: a kernel that believed
+ * these claims would let a QP reach RTS without ever getting an address.
+ */
+static int rts_claiming_rts(struct vt *t, const struct vt_ep *ep, struct ibv_qp_attr *a)
+{
+	(void)t;
+	(void)ep;
+	memset(a, 0, sizeof(*a));
+	a->qp_state = IBV_QPS_RTS;
+	a->cur_qp_state = IBV_QPS_RTS;	/* from RESET: RTS -> RTS needs nothing */
+	return IBV_QP_STATE | IBV_QP_CUR_STATE;
+}
+
+static int rts_claiming_rtr(struct vt *t, const struct vt_ep *ep, struct ibv_qp_attr *a)
+{
+	int mask = to_rts(t, ep, a);
+
+	a->cur_qp_state = IBV_QPS_RTR;	/* from INIT: skips RTR and its address */
+	return mask | IBV_QP_CUR_STATE;
+}
+
 /* Moves the state machine forbids, or without the attributes it requires
  * (the kernel's ib_modify_qp_is_ok() table). */
 static const struct bad_move bad_transitions[] = {
@@ -479,6 +501,13 @@ static const struct bad_move bad_transitions[] = {
 	{ IBV_QPS_RTR, "RTS changing the dest QPN", rts_with_dest_qpn, EINVAL },
 	{ IBV_QPS_RTS, "RTS -> RTR", to_rtr, EINVAL },
 	{ IBV_QPS_RTS, "RTS -> INIT", to_init, EINVAL },
+	{ .make = NULL },
+};
+
+/* Moves that state a current state the QP is not in. */
+static const struct bad_move bad_claims[] = {
+	{ IBV_QPS_RESET, "RTS claiming to be in RTS", rts_claiming_rts, EINVAL },
+	{ IBV_QPS_INIT, "RTS from INIT claiming to be in RTR", rts_claiming_rtr, EINVAL },
 	{ .make = NULL },
 };
 
@@ -603,6 +632,8 @@ const struct vt_case vt_error_cases[] = {
 	  flush_in_err_client, NULL, NULL },
 	{ "bad_modify_transition", "forbidden QP transitions, missing attributes: EINVAL, state kept",
 	  bad_modify_client, NULL, bad_transitions },
+	{ "bad_modify_cur_state", "a false IBV_QP_CUR_STATE: EINVAL, state kept",
+	  bad_modify_client, NULL, bad_claims },
 	{ "bad_modify_value", "bad port, GID index, MTU, rd_atomic depths: refused, state kept",
 	  bad_modify_client, NULL, bad_values },
 	{ NULL },

@@ -438,6 +438,12 @@ int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 	unsigned int udp_payload = skb->len;
 	int err;
 
+	/* modify_qp guarantees an address vector in RTR/RTS; never trust it. */
+	if (unlikely(!av->net)) {
+		kfree_skb(skb);
+		sroce_pkt_xmit_count(qp->sdev, udp_payload, NET_XMIT_DROP);
+		return -ENETUNREACH;
+	}
 	if (sroce_local_xmit(qp, skb)) {
 		sroce_pkt_xmit_count(qp->sdev, udp_payload, NET_XMIT_SUCCESS);
 		return 0;

@@ -175,6 +175,7 @@ static int sroce_qp_check_init(const struct ib_qp_init_attr *init,
 static void sroce_qp_init_state(struct sroce_qp *qp,
 				struct ib_qp_init_attr *init)
 {
+	mutex_init(&qp->modify_mutex);
 	spin_lock_init(&qp->lock);
 	refcount_set(&qp->refs, 1);
 	init_completion(&qp->released);
@@ -385,20 +386,33 @@ static int sroce_qp_resize_rd_res(struct sroce_qp *qp, u8 count,
 	return 0;
 }
 
-int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		    struct ib_udata *udata)
+/*
+ * The state the caller believes the QP is in must be the state it is in:
+ * ib_core passes cur_qp_state through unchecked, and trusting it would let
+ * a process jump from RESET straight to RTS without an address vector.
+ */
+static int sroce_qp_current_state(struct sroce_qp *qp, struct ib_qp_attr *attr,
+				  int mask, enum ib_qp_state *cur)
 {
-	struct sroce_qp *qp = to_sqp(ibqp);
+	spin_lock_bh(&qp->lock);
+	*cur = qp->state;
+	spin_unlock_bh(&qp->lock);
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != *cur)
+		return -EINVAL;
+	return 0;
+}
+
+static int sroce_modify_qp_serialised(struct sroce_qp *qp,
+				      struct ib_qp_attr *attr, int mask)
+{
 	struct sroce_rd_res *old_res = NULL;
 	enum ib_qp_state cur, next;
 	struct sroce_av av = {};
 	int err;
 
-	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
-		return -EOPNOTSUPP;
-	spin_lock_bh(&qp->lock);
-	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
-	spin_unlock_bh(&qp->lock);
+	err = sroce_qp_current_state(qp, attr, mask, &cur);
+	if (err)
+		return err;
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	if (!sroce_qp_state_transition_valid(cur, next, mask))
 		return -EINVAL;
@@ -412,6 +426,16 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	kfree(old_res);
 
 	spin_lock_bh(&qp->lock);
+	/*
+	 * The receive path or the completer may have moved the QP to ERR
+	 * since it was checked: the transition must still be legal from there
+	 * (ERR -> RTS would revive a flushed QP).
+	 */
+	if (qp->state != cur &&
+	    !sroce_qp_state_transition_valid(qp->state, next, mask)) {
+		spin_unlock_bh(&qp->lock);
+		return -EINVAL;
+	}
 	sroce_qp_apply_attr(qp, attr, mask, &av);
 	if (mask & IB_QP_STATE)
 		sroce_qp_enter_state_locked(qp, next);
@@ -420,6 +444,20 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (next == IB_QPS_RTS || next == IB_QPS_ERR)
 		sroce_tx_kick(qp->sdev);
 	return 0;
+}
+
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	mutex_lock(&qp->modify_mutex);
+	err = sroce_modify_qp_serialised(qp, attr, mask);
+	mutex_unlock(&qp->modify_mutex);
+	return err;
 }
 
 /**

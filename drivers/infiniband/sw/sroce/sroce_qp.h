@@ -109,6 +109,9 @@ struct sroce_rwqe {
  * @sdev: owning device
  * @refs: lookups from the receive path and the transmit thread
  * @released: completed when the last lookup goes, so destroy can wait
+ * @modify_mutex: serialises modify_qp calls, so one call's check of the
+ *	current state and its update are not interleaved with another's (the
+ *	data path can still move the QP to ERR under @lock meanwhile)
  * @lock: protects everything below it
  * @state: IB QP state
  * @attr: modify_qp attributes in force (path MTU, PSNs, timers, AV, ...)
@@ -147,6 +150,7 @@ struct sroce_qp {
 	struct sroce_dev *sdev;
 	refcount_t refs;
 	struct completion released;
+	struct mutex modify_mutex;
 
 	spinlock_t lock;
 	enum ib_qp_state state;
