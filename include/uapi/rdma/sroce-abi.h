@@ -72,8 +72,9 @@ struct sroce_alloc_ucontext_resp {
  * The kernel never trusts the ring: it reads each index and each entry
  * once (READ_ONCE into private memory), validates the copy, and acts only on
  * the copy. A producer index more than `depth` ahead of the kernel's own
- * consumer position puts the QP in the error state; an invalid WQE completes
- * in error. Nothing a process writes here can affect another process.
+ * consumer position puts the QP in the error state, and so does an SQ
+ * producer more than `depth` ahead of the oldest send WQE the kernel has not
+ * completed yet (see the next paragraph); an invalid WQE completes in error. Nothing a process writes here can affect another process.
  *
  * Send and receive slots are not reused when the kernel has read them but
  * when their completion is polled: the provider counts outstanding work

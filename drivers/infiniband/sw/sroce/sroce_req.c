@@ -129,19 +129,30 @@ static void sroce_sq_count_fetched(struct sroce_qp *qp, u32 fetched)
 		sroce_stat_add(qp->sdev, SROCE_STAT_DOORBELLS_ELIDED, fetched);
 }
 
+/*
+ * A producer more than depth ahead of the oldest uncompleted WQE broke the
+ * ring contract (slots are reused only after their completion). Fetching
+ * could not take those WQEs, and the transmit thread would see work forever.
+ */
+static bool sroce_sq_overrun(struct sroce_qp *qp, int avail)
+{
+	return avail < 0 ||
+	       qp->sq.index - qp->comp_index + (u32)avail > qp->sq.depth;
+}
+
 /* Pull newly posted WQEs, never more than the SQ can have outstanding. */
 static void sroce_sq_fetch_locked(struct sroce_qp *qp)
 {
 	int avail = sroce_queue_available(&qp->sq);
 	u32 first = qp->sq.index;
 
-	if (avail < 0) {
+	if (sroce_sq_overrun(qp, avail)) {
 		pr_warn_ratelimited("QP %u: corrupt send queue index, QP to error\n",
 				    qp->ibqp.qp_num);
 		sroce_qp_error_locked(qp);
 		return;
 	}
-	while (avail-- > 0 && qp->sq.index - qp->comp_index < qp->sq.depth) {
+	while (avail-- > 0) {
 		u32 index = qp->sq.index;
 		struct sroce_swqe *swqe = &qp->swqes[index & (qp->sq.depth - 1)];
 

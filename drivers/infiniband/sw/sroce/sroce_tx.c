@@ -90,13 +90,26 @@ static bool sroce_tx_set_wakeup(struct sroce_qp *qp, void *arg)
 	return false;
 }
 
-/* Unlocked peek: a stale answer costs one more pass or one doorbell. */
+/*
+ * Unlocked peek: a stale answer costs one more pass or one doorbell. Only
+ * work a pass can take counts, else a process could keep the thread awake:
+ * the SQ ring is read in RTS and SQD (a pass fetches all of it or puts the
+ * QP in error, sroce_sq_fetch_locked), both rings are flushed in ERR.
+ */
 static bool sroce_tx_qp_has_work(struct sroce_qp *qp, void *arg)
 {
-	if (READ_ONCE(qp->tx_pending) || sroce_queue_available(&qp->sq) > 0)
+	if (READ_ONCE(qp->tx_pending))
 		return true;
-	return READ_ONCE(qp->state) == IB_QPS_ERR &&
-	       sroce_queue_available(&qp->rq) > 0;
+	switch (READ_ONCE(qp->state)) {
+	case IB_QPS_RTS:
+	case IB_QPS_SQD:
+		return sroce_queue_available(&qp->sq) > 0;
+	case IB_QPS_ERR:
+		return sroce_queue_available(&qp->sq) > 0 ||
+		       sroce_queue_available(&qp->rq) > 0;
+	default:
+		return false;
+	}
 }
 
 static void sroce_tx_need_wakeup(struct sroce_tx *tx, bool need)
