@@ -619,8 +619,9 @@ void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 /*
  * The SQ is drained when every WQE the requester started has completed:
  * the completer caught up with the requester, and the WQE the requester
- * stands at (if it fetched one) has not sent a packet. In SQD it starts
- * no new WQE, so once drained the SQ stays drained until RTS.
+ * stands at (if it fetched one) has never sent a packet. A WQE rewound to
+ * its first PSN is QUEUED again but still outstanding: psns_set tells.
+ * In SQD it starts no new WQE, so once drained the SQ stays drained until RTS.
  */
 static bool sroce_sq_drained_locked(struct sroce_qp *qp)
 {
@@ -631,7 +632,7 @@ static bool sroce_sq_drained_locked(struct sroce_qp *qp)
 	if (qp->req_index == qp->sq.index)
 		return true;
 	swqe = &qp->swqes[qp->req_index & (qp->sq.depth - 1)];
-	return swqe->state == SROCE_SWQE_QUEUED;
+	return !swqe->psns_set;
 }
 
 /* Called on entering SQD and after every completion step. */

@@ -326,10 +326,13 @@ static int sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	return sroce_req_data_pkt(qp, swqe);
 }
 
-/* May this WQE put a packet on the wire now? */
+/*
+ * May this WQE put a packet on the wire now? "Starting" means it never
+ * sent one: a WQE rewound to its first PSN is resent even in SQD.
+ */
 static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_swqe *swqe)
 {
-	bool starting = swqe->state == SROCE_SWQE_QUEUED;
+	bool starting = !swqe->psns_set;
 
 	if (qp->rnr_wait)
 		return false;
