@@ -6,6 +6,7 @@
  * resume).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -362,6 +363,58 @@ static int sqd_server(struct vt *t)
 	return vt_sync(t);
 }
 
+/* Fails if a SQ_DRAINED event for qp comes within ms; others are passed over. */
+static int sqd_expect_no_drained(struct vt *t, struct ibv_qp *qp, int ms)
+{
+	struct ibv_context *ctx = t->dev->ctx;
+	struct ibv_async_event ev;
+	int rc, drained;
+
+	if (fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK))
+		return vt_fail(t, "cannot make the async fd non-blocking");
+	while ((rc = vt_wait_fd(t, ctx->async_fd, ms)) > 0) {
+		if (ibv_get_async_event(ctx, &ev))
+			continue;
+		drained = ev.event_type == IBV_EVENT_SQ_DRAINED && ev.element.qp == qp;
+		ibv_ack_async_event(&ev);
+		if (drained)
+			return vt_fail(t, "SQ_DRAINED on an SQD entry that did not ask for it");
+	}
+	return rc;
+}
+
+/*
+ * en_sqd_async_notify asks for the event on its own RTS->SQD only: a later
+ * RTS->SQD without it stays silent.
+ */
+static int sqd_notify_once_client(struct vt *t)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_SQD };
+	struct vt_ep ep;
+	int rc;
+
+	if (vt_ep_up(t, &ep, NULL) ||
+	    sqd_modify(t, ep.qp, IBV_QPS_SQD) ||
+	    vt_wait_async(t, IBV_EVENT_SQ_DRAINED, ep.qp) ||
+	    sqd_modify(t, ep.qp, IBV_QPS_RTS))
+		return -1;
+	rc = ibv_modify_qp(ep.qp, &a, IBV_QP_STATE);
+	if (rc)
+		return vt_fail(t, "modify_qp to SQD without notify: %s", strerror(rc));
+	if (sqd_expect_no_drained(t, ep.qp, 500))
+		return -1;
+	return vt_sync(t);
+}
+
+static int sqd_notify_once_server(struct vt *t)
+{
+	struct vt_ep ep;
+
+	if (vt_ep_new(t, &ep) || vt_ep_link(t, &ep, NULL))
+		return -1;
+	return vt_sync(t);
+}
+
 static const enum rereg_kind rereg_access = REREG_ACCESS, rereg_pd = REREG_PD,
 			     rereg_translation = REREG_TRANSLATION;
 
@@ -376,5 +429,7 @@ const struct vt_case vt_object_cases[] = {
 	  rereg_client, rereg_server, &rereg_translation },
 	{ "sqd", "RTS->SQD: SQ_DRAINED event, nothing runs after it, posts kept; SQD->RTS resumes",
 	  sqd_client, sqd_server, NULL },
+	{ "sqd_notify_once", "en_sqd_async_notify holds for its own RTS->SQD: a later SQD entry without it gets no SQ_DRAINED",
+	  sqd_notify_once_client, sqd_notify_once_server, NULL },
 	{ NULL },
 };

@@ -312,8 +312,9 @@ static void sroce_qp_apply_attr(struct sroce_qp *qp, const struct ib_qp_attr *at
 		qp->attr.port_num = attr->port_num;
 	if (mask & IB_QP_PKEY_INDEX)
 		qp->attr.pkey_index = attr->pkey_index;
-	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
-		qp->attr.en_sqd_async_notify = attr->en_sqd_async_notify;
+	/* Asks for SQ_DRAINED on this modify's RTS->SQD only, never a later one. */
+	qp->attr.en_sqd_async_notify = (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
+				       attr->en_sqd_async_notify;
 }
 
 static void sroce_qp_reset_locked(struct sroce_qp *qp)
