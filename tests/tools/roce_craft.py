@@ -52,7 +52,7 @@ IBV_WC_RECV = 128
 SEND_FIRST, SEND_MIDDLE, SEND_LAST, SEND_ONLY = 0x00, 0x01, 0x02, 0x04
 WRITE_ONLY, READ_REQUEST, READ_RESPONSE_ONLY = 0x0A, 0x0C, 0x10
 ACKNOWLEDGE, FETCH_ADD, UD_SEND_ONLY = 0x11, 0x14, 0x64
-RC_RESERVED = 0x1F
+RC_RESERVED, SEND_ONLY_INV = 0x1F, 0x17
 
 # AETH syndromes (IBA vol. 1 9.7.5.1.5 / table 44)
 NAK_SEQ, NAK_INVALID, NAK_ACCESS = 0x60, 0x61, 0x62
@@ -300,6 +300,9 @@ CASES = [Case(*row) for row in [
     ("reserved RC opcode 0x1f", "9.7.4.1.3, 9.9.3.1.3",
      lambda x: [x.pkt(RC_RESERVED, payload_of(16))], ("nak", NAK_INVALID),
      ["sent_nak_inv_req"], False, 0),
+    ("SEND ONLY with invalidate (unsupported)", "9.7.5.2.2, 9.9.3.1.3",
+     lambda x: [x.pkt(SEND_ONLY_INV, payload_of(16), ext=struct.pack(">I", x.rkey))],
+     ("nak", NAK_INVALID), ["sent_nak_inv_req"], False, 0),
     ("misaligned ATOMIC", "9.7.4.1.5, 9.9.3.1.3",
      lambda x: [x.pkt(FETCH_ADD, ext=struct.pack(">QIQQ", x.addr + 4, x.rkey, 1, 0))],
      ("nak", NAK_INVALID), ["sent_nak_inv_req"], False, 0),

@@ -133,7 +133,8 @@ static void sroce_rcv_bth(struct sk_buff *skb, bool local)
 		goto drop_qp;
 	sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_PKTS);
 	sroce_stat_add(qp->sdev, SROCE_STAT_RCVD_BYTES, skb->len);
-	if (err)
+	/* No memory windows, nothing to invalidate: SEND with invalidate is unsupported. */
+	if (err || (h.op->flags & SROCE_OPF_IETH))
 		sroce_resp_rcv_unsupported(qp, &h);
 	else if (h.op->flags & SROCE_OPF_REQUEST)
 		sroce_resp_rcv(qp, &h, bth + h.op->hdr_len);
