@@ -303,32 +303,62 @@ static int check_overrun_cq(struct vt *t, struct ibv_cq *cq, int posted)
 	return 0;
 }
 
-static int overflow_client(struct vt *t)
+/* A QP on scq, linked to the server's, that posts more signaled WRITEs than scq holds. */
+static int overflow_cq(struct vt *t, struct ibv_cq *scq, struct vt_buf *b, struct vt_ep *ep)
 {
-	struct ibv_cq *scq = vt_cq(t, 1, NULL);
-	struct vt_buf *b = vt_buf(t, 64, IBV_ACCESS_LOCAL_WRITE);
+	int n = scq->cqe + OVERFLOW_EXTRA;
 	struct vt_qp_opts o;
-	struct vt_ep ep;
-	int n;
 
-	if (!scq || !b)
-		return -1;
-	n = scq->cqe + OVERFLOW_EXTRA;
 	vt_note(t, "CQ of %d entries, %d WRITEs", scq->cqe, n);
 	vt_qp_opts_init(t, &o);
 	o.scq = scq;
 	o.max_send_wr = n;
-	if (vt_ep_create(t, &ep, &o) || vt_ep_link(t, &ep, NULL))
+	if (vt_ep_create(t, ep, &o) || vt_ep_link(t, ep, NULL))
 		return -1;
 	for (int i = 0; i < n; i++) {
 		struct ibv_sge sg = vt_sge(b, 0, 8);
 		struct ibv_send_wr wr = vt_wr(IBV_WR_RDMA_WRITE, i, &sg, 1, IBV_SEND_SIGNALED);
 
-		vt_wr_remote(&wr, &ep, 8 * (i % 8));
-		if (vt_post_send(t, &ep, &wr))
+		vt_wr_remote(&wr, ep, 8 * (i % 8));
+		if (vt_post_send(t, ep, &wr))
 			return -1;
 	}
 	if (vt_wait_async(t, IBV_EVENT_CQ_ERR, scq) || check_overrun_cq(t, scq, n))
+		return -1;
+	return 0;
+}
+
+static int overflow_client(struct vt *t)
+{
+	struct ibv_cq *scq = vt_cq(t, 1, NULL);
+	struct vt_buf *b = vt_buf(t, 64, IBV_ACCESS_LOCAL_WRITE);
+	struct vt_ep ep;
+
+	if (!scq || !b || overflow_cq(t, scq, b, &ep))
+		return -1;
+	return vt_sync(t);
+}
+
+/*
+ * An overflow is reported once per ring: after resize_cq the larger ring's
+ * own overflow raises IBV_EVENT_CQ_ERR again.
+ */
+static int overflow_resized_client(struct vt *t)
+{
+	struct ibv_cq *scq = vt_cq(t, 1, NULL);
+	struct vt_buf *b = vt_buf(t, 64, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_wc wc[64];
+	struct vt_ep ep, ep2;
+	int rc;
+
+	if (!scq || !b || overflow_cq(t, scq, b, &ep))
+		return -1;
+	while (ibv_poll_cq(scq, 64, wc) > 0)
+		;
+	rc = ibv_resize_cq(scq, 4 * scq->cqe);
+	if (rc)
+		return vt_fail(t, "ibv_resize_cq: %s", strerror(rc));
+	if (overflow_cq(t, scq, b, &ep2))
 		return -1;
 	return vt_sync(t);
 }
@@ -343,6 +373,16 @@ static int overflow_server(struct vt *t)
 	return vt_sync(t);
 }
 
+static int overflow_resized_server(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, 64, VT_ACCESS_ALL);
+	struct vt_ep ep, ep2;
+
+	if (!b || vt_ep_up(t, &ep, b) || vt_ep_up(t, &ep2, b))
+		return -1;
+	return vt_sync(t);
+}
+
 const struct vt_case vt_scale_cases[] = {
 	{ "many_sends", "10000 (--many) 64-byte SENDs, receives replenished, order and data",
 	  many_client, many_server, NULL },
@@ -350,5 +390,7 @@ const struct vt_case vt_scale_cases[] = {
 	  fleet_client, fleet_server, NULL },
 	{ "cq_overflow", "a CQ too small for its completions: IBV_EVENT_CQ_ERR, no garbage",
 	  overflow_client, overflow_server, NULL },
+	{ "cq_overflow_resized", "overflow, resize_cq larger, overflow again: IBV_EVENT_CQ_ERR both times",
+	  overflow_resized_client, overflow_resized_server, NULL },
 	{ NULL },
 };

@@ -178,6 +178,8 @@ static int sroce_cq_swap_ring(struct sroce_cq *cq, struct sroce_queue *new,
 		cq->ring = *new;
 		*new = old;
 		cq->ibcq.cqe = cq->ring.depth;
+		/* A new ring: its first overflow is news again. */
+		cq->overflowed = false;
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return err;

@@ -19,7 +19,8 @@
  * @ring: CQE ring, kernel produces
  * @notify: 0, IB_CQ_NEXT_COMP or IB_CQ_SOLICITED: armed by req_notify_cq,
  *	disarmed when the completion event fires
- * @overflowed: a CQE was lost; reported once as IB_EVENT_CQ_ERR
+ * @overflowed: a CQE was lost; reported once per ring as IB_EVENT_CQ_ERR
+ *	(resize_cq installs a new ring and clears it)
  */
 struct sroce_cq {
 	struct ib_cq ibcq;
