@@ -407,6 +407,14 @@ perftest_default() {
 
 # perftest_all WHERE ITERS: every tool with -a (2 B .. 8 MiB), ITERS iterations a
 # size; the atomic tools have one size (8 B) and refuse -a.
+#
+# Local ACK timeout: perftest's default (14: 67 ms, 7 retries, so 0.54 s without
+# an ACK fails the QP) is shorter than the 1-2 s a TCG guest's vCPU stalls on a
+# loaded machine (the guests' "clocksource: Long readout interval" lines); the
+# peer is alive, its ACK just late, and ib_send_lat failed with status 12 (retry
+# exceeded) while every retransmission arrived as a duplicate. 18 (1.07 s a try,
+# 8.6 s in all) rides out such stalls; lost packets are still NAKed at once.
+PERF_ALL_QP_TIMEOUT=18
 perftest_all() {
 	local where=$1 iters=$2 tool all
 
@@ -414,7 +422,8 @@ perftest_all() {
 		    ib_send_lat ib_write_lat ib_read_lat ib_atomic_lat; do
 		case "$tool" in *atomic*) all= ;; *) all=-a ;; esac
 		# shellcheck disable=SC2086
-		"perftest_$where" "$tool" "${tool##*_}" $all -n "$iters"
+		"perftest_$where" "$tool" "${tool##*_}" $all -n "$iters" \
+			-u "$PERF_ALL_QP_TIMEOUT"
 	done
 }
 
