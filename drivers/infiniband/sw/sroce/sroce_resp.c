@@ -204,6 +204,8 @@ static enum sroce_resp_result sroce_resp_write_start(struct sroce_qp *qp,
 
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
 		return SROCE_RESP_NAK_ACCESS;
+	if (h->reth.dma_len > SROCE_MAX_MSG_SIZE)
+		return SROCE_RESP_NAK_INVALID;
 	if (h->reth.dma_len) {
 		mr = sroce_resp_target(qp, h->reth.rkey, h->reth.va,
 				       h->reth.dma_len, IB_ACCESS_REMOTE_WRITE);
@@ -286,6 +288,9 @@ static enum sroce_resp_result sroce_resp_read_op(struct sroce_qp *qp,
 
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
 		return SROCE_RESP_NAK_ACCESS;
+	/* Past max_msg_sz; also keeps the packet count below from wrapping. */
+	if (h->reth.dma_len > SROCE_MAX_MSG_SIZE)
+		return SROCE_RESP_NAK_INVALID;
 	if (h->reth.dma_len) {
 		mr = sroce_resp_target(qp, h->reth.rkey, h->reth.va,
 				       h->reth.dma_len, IB_ACCESS_REMOTE_READ);
