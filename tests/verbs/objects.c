@@ -5,8 +5,10 @@
  * keys may then do, and the SQD state (drain, the SQ_DRAINED event,
  * resume).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -415,6 +417,100 @@ static int sqd_notify_once_server(struct vt *t)
 	return vt_sync(t);
 }
 
+/* --- transmit thread idle ------------------------------------------------- */
+
+#define TX_IDLE_MS	1000
+#define TX_IDLE_MAX_PCT	50	/* a spinning thread takes ~100%, an idle one ~0% */
+
+/* CPU ticks all sroce transmit threads (kthreads "sroce-tx/DEV") used so far. */
+static long tx_thread_ticks(struct vt *t)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	long total = 0;
+
+	if (!d)
+		return vt_fail(t, "opendir /proc: %s", strerror(errno));
+	while ((e = readdir(d))) {
+		char path[300], comm[64] = "";
+		unsigned long ut, st;
+		FILE *f;
+		int ok;
+
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		/* pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+		ok = fscanf(f, "%*d (%63[^)]) %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+			    comm, &ut, &st) == 3;
+		fclose(f);
+		if (ok && !strncmp(comm, "sroce-tx/", 9))
+			total += (long)(ut + st);
+	}
+	closedir(d);
+	return total;
+}
+
+/*
+ * A SEND posted while the QP is still in INIT waits in the ring until RTS:
+ * the transmit thread, which cannot take it yet, must sleep meanwhile
+ * rather than look at it again and again.
+ */
+static int tx_idle_client(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, 64, IBV_ACCESS_LOCAL_WRITE);
+	struct vt_qp_opts o;
+	struct ibv_sge sg;
+	struct ibv_send_wr wr;
+	struct ibv_qp_attr err = { .qp_state = IBV_QPS_ERR };
+	struct vt_ep ep, waker;
+	long before, after, pct;
+	int rc;
+
+	vt_qp_opts_init(t, &o);
+	if (!b || vt_ep_create(t, &ep, &o) || vt_ep_create(t, &waker, &o))
+		return -1;
+	sg = vt_sge(b, 0, 64);
+	wr = vt_wr(IBV_WR_SEND, 1, &sg, 1, IBV_SEND_SIGNALED);
+	vt_fill(b->p, 64, 1);
+	if (vt_post_send(t, &ep, &wr) || (before = tx_thread_ticks(t)) < 0)
+		return -1;
+	/* Moving another QP to ERR wakes the thread: it must find nothing to do. */
+	rc = ibv_modify_qp(waker.qp, &err, IBV_QP_STATE);
+	if (rc)
+		return vt_fail(t, "modify_qp to ERR: %s", strerror(rc));
+	usleep(TX_IDLE_MS * 1000);
+	if ((after = tx_thread_ticks(t)) < 0)
+		return -1;
+	pct = (after - before) * 100 * 1000 / (sysconf(_SC_CLK_TCK) * TX_IDLE_MS);
+	vt_note(t, "transmit threads busy %ld%% while the SEND waited in INIT", pct);
+	if (pct > TX_IDLE_MAX_PCT)
+		return vt_fail(t, "transmit thread busy %ld%% with only a SEND posted in INIT", pct);
+	if (vt_ep_link(t, &ep, NULL) ||
+	    vt_expect_wc(t, ep.scq, 1, IBV_WC_SUCCESS, NULL, "SEND posted in INIT"))
+		return -1;
+	return vt_sync(t);
+}
+
+static int tx_idle_server(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, 64, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_sge sg;
+	struct ibv_wc wc;
+	struct vt_ep ep;
+
+	if (!b || vt_ep_new(t, &ep))
+		return -1;
+	sg = vt_sge(b, 0, 64);
+	if (vt_post_recv(t, &ep, 1, &sg, 1) || vt_ep_link(t, &ep, NULL) ||
+	    vt_expect_wc(t, ep.rcq, 1, IBV_WC_SUCCESS, &wc, "receive completion"))
+		return -1;
+	if (wc.byte_len != 64 || vt_check(t, b->p, 64, 1, "received data"))
+		return vt_fail(t, "byte_len %u or data wrong", wc.byte_len);
+	return vt_sync(t);
+}
+
 static const enum rereg_kind rereg_access = REREG_ACCESS, rereg_pd = REREG_PD,
 			     rereg_translation = REREG_TRANSLATION;
 
@@ -431,5 +527,7 @@ const struct vt_case vt_object_cases[] = {
 	  sqd_client, sqd_server, NULL },
 	{ "sqd_notify_once", "en_sqd_async_notify holds for its own RTS->SQD: a later SQD entry without it gets no SQ_DRAINED",
 	  sqd_notify_once_client, sqd_notify_once_server, NULL },
+	{ "tx_idle_init_post", "a SEND posted in INIT waits without keeping the transmit thread busy, goes out at RTS",
+	  tx_idle_client, tx_idle_server, NULL },
 	{ NULL },
 };
