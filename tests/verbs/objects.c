@@ -366,7 +366,7 @@ static int sqd_server(struct vt *t)
 }
 
 /* Fails if a SQ_DRAINED event for qp comes within ms; others are passed over. */
-static int sqd_expect_no_drained(struct vt *t, struct ibv_qp *qp, int ms)
+static int sqd_expect_no_drained(struct vt *t, struct ibv_qp *qp, int ms, const char *why)
 {
 	struct ibv_context *ctx = t->dev->ctx;
 	struct ibv_async_event ev;
@@ -380,7 +380,7 @@ static int sqd_expect_no_drained(struct vt *t, struct ibv_qp *qp, int ms)
 		drained = ev.event_type == IBV_EVENT_SQ_DRAINED && ev.element.qp == qp;
 		ibv_ack_async_event(&ev);
 		if (drained)
-			return vt_fail(t, "SQ_DRAINED on an SQD entry that did not ask for it");
+			return vt_fail(t, "SQ_DRAINED %s", why);
 	}
 	return rc;
 }
@@ -403,7 +403,7 @@ static int sqd_notify_once_client(struct vt *t)
 	rc = ibv_modify_qp(ep.qp, &a, IBV_QP_STATE);
 	if (rc)
 		return vt_fail(t, "modify_qp to SQD without notify: %s", strerror(rc));
-	if (sqd_expect_no_drained(t, ep.qp, 500))
+	if (sqd_expect_no_drained(t, ep.qp, 500, "on an SQD entry that did not ask for it"))
 		return -1;
 	return vt_sync(t);
 }
@@ -413,6 +413,59 @@ static int sqd_notify_once_server(struct vt *t)
 	struct vt_ep ep;
 
 	if (vt_ep_new(t, &ep) || vt_ep_link(t, &ep, NULL))
+		return -1;
+	return vt_sync(t);
+}
+
+/*
+ * A SEND that met RNR NAKs is rewound to its first PSN: entering SQD then,
+ * it still counts as started. No SQ_DRAINED while it waits for a receive;
+ * once the receive is posted it is resent in SQD, completes, and only then
+ * the SQ is drained.
+ */
+static int sqd_rnr_client(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, 64, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_send_wr wr;
+	struct vt_qp_opts o;
+	struct ibv_sge sg;
+	struct vt_ep ep;
+
+	vt_qp_opts_init(t, &o);
+	o.rnr_retry = 7;	/* retry for ever */
+	if (!b || vt_ep_create(t, &ep, &o) || vt_ep_link(t, &ep, NULL) || vt_sync(t))
+		return -1;
+	vt_fill(b->p, 64, 7);
+	sg = vt_sge(b, 0, 64);
+	wr = vt_wr(IBV_WR_SEND, 1, &sg, 1, IBV_SEND_SIGNALED);
+	if (vt_post_send(t, &ep, &wr))
+		return -1;
+	usleep(300 * 1000);	/* RNR NAKs rewind it to its first PSN */
+	if (sqd_modify(t, ep.qp, IBV_QPS_SQD) ||
+	    sqd_expect_no_drained(t, ep.qp, 500, "while a SEND waits out RNR NAKs") || vt_sync(t))
+		return -1;
+	if (vt_expect_wc(t, ep.scq, 1, IBV_WC_SUCCESS, NULL, "SEND resent in SQD") ||
+	    vt_wait_async(t, IBV_EVENT_SQ_DRAINED, ep.qp))
+		return -1;
+	return vt_sync(t);
+}
+
+static int sqd_rnr_server(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, 64, IBV_ACCESS_LOCAL_WRITE);
+	struct vt_qp_opts o;
+	struct ibv_sge sg;
+	struct vt_ep ep;
+
+	vt_qp_opts_init(t, &o);
+	o.min_rnr_timer = 14;	/* about a millisecond between retries */
+	if (!b || vt_ep_create(t, &ep, &o) || vt_ep_link(t, &ep, NULL) || vt_sync(t) ||
+	    vt_sync(t))
+		return -1;
+	sg = vt_sge(b, 0, 64);
+	if (vt_post_recv(t, &ep, 1, &sg, 1) ||
+	    vt_expect_wc(t, ep.rcq, 1, IBV_WC_SUCCESS, NULL, "late receive") ||
+	    vt_check(t, b->p, 64, 7, "data"))
 		return -1;
 	return vt_sync(t);
 }
@@ -527,6 +580,8 @@ const struct vt_case vt_object_cases[] = {
 	  sqd_client, sqd_server, NULL },
 	{ "sqd_notify_once", "en_sqd_async_notify holds for its own RTS->SQD: a later SQD entry without it gets no SQ_DRAINED",
 	  sqd_notify_once_client, sqd_notify_once_server, NULL },
+	{ "sqd_rnr", "RTS->SQD while a SEND meets RNR NAKs: not drained until it is resent in SQD and completes",
+	  sqd_rnr_client, sqd_rnr_server, NULL },
 	{ "tx_idle_init_post", "a SEND posted in INIT waits without keeping the transmit thread busy, goes out at RTS",
 	  tx_idle_client, tx_idle_server, NULL },
 	{ NULL },

@@ -25,9 +25,10 @@ RXE_DEVIATIONS="err_bad_lkey flush_posted_in_err bad_modify_value bad_modify_cur
 # What rdma_rxe/librxe cannot do, on either end of a case: librxe refuses
 # ibv_rereg_mr (EOPNOTSUPP); after SQD -> RTS rxe leaves the sends posted in
 # SQD waiting; ex_api's first WR completes flushed on rxe (not investigated);
-# rxe keeps en_sqd_async_notify for later SQD entries (sqd_notify_once);
+# rxe keeps en_sqd_async_notify for later SQD entries (sqd_notify_once),
+# sqd_rnr resends in SQD (untried on rxe);
 # tx_idle_init_post posts in INIT and reads sroce's transmit thread.
-RXE_LACKS="ex_api rereg_access rereg_pd rereg_translation sqd sqd_notify_once tx_idle_init_post"
+RXE_LACKS="ex_api rereg_access rereg_pd rereg_translation sqd sqd_notify_once sqd_rnr tx_idle_init_post"
 PERF_PORT=18600		# each run takes the next port: no TIME_WAIT clashes
 CMD_TIMEOUT=${CMD_TIMEOUT:-240}
 
