@@ -12,6 +12,8 @@ Two roles, on two hosts of one link:
         new PSN    start a fresh target expecting PSN -> its "qpn=.." line
         counters   JSON of /sys/class/infiniband/DEV/ports/1/hw_counters
         state      the QP state (enum ibv_qp_state)
+        dereg      ibv_dereg_mr of the target's MR -> its return value, or
+                   "timeout" if it did not return within 10 s
         wcs        JSON list of the completions since the last ask
         bye        stop
 
@@ -50,6 +52,7 @@ IBV_WC_RECV = 128
 
 # BTH opcodes (RC unless said)
 SEND_FIRST, SEND_MIDDLE, SEND_LAST, SEND_ONLY = 0x00, 0x01, 0x02, 0x04
+WRITE_FIRST, WRITE_MIDDLE = 0x06, 0x07
 WRITE_ONLY, READ_REQUEST, READ_RESPONSE_ONLY = 0x0A, 0x0C, 0x10
 ACKNOWLEDGE, FETCH_ADD, UD_SEND_ONLY = 0x11, 0x14, 0x64
 RC_RESERVED, SEND_ONLY_INV = 0x1F, 0x17
@@ -102,6 +105,14 @@ class Agent:
         self.proc.stdin.flush()
         return self._wait_line("state=")
 
+    def dereg(self):
+        self.proc.stdin.write("dereg\n")
+        self.proc.stdin.flush()
+        try:
+            return self._wait_line("dereg=")
+        except (TimeoutError, queue.Empty):
+            return "timeout"
+
     def _wait_line(self, prefix):
         skipped = []
         deadline = time.time() + 10
@@ -131,7 +142,8 @@ def run_agent(args):
         if word == "bye":
             break
         reply = {"new": lambda: agent.new(int(arg)), "counters": agent.counters,
-                 "state": agent.state, "wcs": agent.wcs}[word]()
+                 "state": agent.state, "wcs": agent.wcs,
+                 "dereg": agent.dereg}[word]()
         f.write(reply + "\n")
         f.flush()
     agent.stop()
@@ -228,10 +240,11 @@ class Ctx:
         self.psn = FIRST_PSN
 
     def pkt(self, opcode, data=b"", ext=b"", psn=None, qpn=None, pad=None,
-            pkey=PKEY, tver=0, src=None, icrc_xor=0, raw_body=None):
+            pkey=PKEY, tver=0, src=None, icrc_xor=0, raw_body=None, ack_req=True):
         body, pad = padded(data, pad) if raw_body is None else (raw_body, pad or 0)
         transport = bth(opcode, self.qpn if qpn is None else qpn,
-                        self.psn if psn is None else psn, pad, pkey, tver) + ext + body
+                        self.psn if psn is None else psn, pad, pkey, tver,
+                        ack_req) + ext + body
         whole = with_icrc(self.c.ipv4(transport, src))
         if icrc_xor:
             whole = whole[:-4] + struct.pack("<I", struct.unpack("<I", whole[-4:])[0] ^ icrc_xor)
@@ -244,12 +257,27 @@ class Ctx:
         return self.pkt(SEND_ONLY, payload_of(n), **kw)
 
 
+def write_first_then_dereg(x):
+    """WRITE FIRST to the MR (its ACK proves the target took it), then the
+    target deregisters that MR mid-message: the call must return although
+    the WRITE never finishes, and the WRITE MIDDLE that follows finds no MR."""
+    x.c.send(x.pkt(WRITE_FIRST, payload_of(MTU), reth(x.addr, x.rkey, 3 * MTU)))
+    err = reply_problem(x, ("ack", 0), x.c.replies(1), x.psn)
+    if err:
+        raise AssertionError("WRITE FIRST: " + err)
+    ret = x.ask("dereg")
+    if ret != "0":
+        raise AssertionError(f"ibv_dereg_mr during the WRITE returned {ret}")
+    yield x.pkt(WRITE_MIDDLE, payload_of(MTU), psn=x.psn + 1)
+
+
 # --- the table -------------------------------------------------------------------
 
 # A row: what is sent (packets(ctx) -> list of IP packets), the IBA sections
 # that say what must happen, the reply (DROP: none at all; ("ack", n): ACK of
 # PSN ePSN+n; ("dup", n): an ACK; ("read", n): the bytes back in a READ
-# RESPONSE ONLY of PSN ePSN+n; ("nak", syndrome): that NAK for ePSN), the
+# RESPONSE ONLY of PSN ePSN+n; ("nak", syndrome[, n]): that NAK for PSN
+# ePSN+n, n = 0 unless given), the
 # counters that must move by exactly one, whether the QP must still work, and
 # how many PSNs the row uses up.
 Case = collections.namedtuple("Case", "name spec packets reply counters survives psns")
@@ -318,6 +346,8 @@ CASES = [Case(*row) for row in [
     ("unknown R_Key", "9.7.4.1.4, 9.9.3.1.3",
      lambda x: [x.pkt(WRITE_ONLY, payload_of(32), reth(x.addr, x.rkey ^ 0x5A5A00, 32))],
      ("nak", NAK_ACCESS), ["sent_nak_access"], False, 0),
+    ("MR deregistered between WRITE FIRST and MIDDLE", "9.7.4.1.4, 9.9.3.1.3",
+     write_first_then_dereg, ("nak", NAK_ACCESS, 1), ["sent_nak_access"], False, 0),
 ]]
 
 
@@ -343,7 +373,7 @@ def reply_problem(x, want, replies, psn0):
     got = [ack_of(r) for r in replies]
     if want is DROP:
         return f"expected no reply, got {got}" if got else None
-    kind, arg = want
+    kind, arg, *nak_offset = want
     if kind == "ack":
         ok = got and got[-1][0] == ACKNOWLEDGE and got[-1][2] < 0x20 and \
             got[-1][1] == (psn0 + arg) & 0xFFFFFF
@@ -356,8 +386,9 @@ def reply_problem(x, want, replies, psn0):
         ok = data and data[0][16:16 + 200] == payload_of(200) and \
             ack_of(data[0])[1] == (psn0 + arg) & 0xFFFFFF
         return None if ok else f"expected the written bytes back in a READ RESPONSE ONLY, got {got}"
-    ok = got and got[-1][0] == ACKNOWLEDGE and got[-1][2] == arg and got[-1][1] == psn0
-    return None if ok else f"expected NAK {arg:#x} for PSN {psn0:#x}, got {got}"
+    psn = (psn0 + (nak_offset[0] if nak_offset else 0)) & 0xFFFFFF
+    ok = got and got[-1][0] == ACKNOWLEDGE and got[-1][2] == arg and got[-1][1] == psn
+    return None if ok else f"expected NAK {arg:#x} for PSN {psn:#x}, got {got}"
 
 
 def counter_problem(before, after, names, dropped):

@@ -13,7 +13,8 @@
  *
  * then, until stdin closes, prints a line per completion
  * ("wc status=N opcode=N len=N") and answers "state" on stdin with
- * "state=N" (enum ibv_qp_state). Every line is flushed at once.
+ * "state=N" (enum ibv_qp_state), "dereg" with "dereg=N" (what
+ * ibv_dereg_mr of the MR returned). Every line is flushed at once.
  */
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
@@ -179,6 +180,11 @@ static int answer_stdin(struct target *t)
 		printf("state=%d\n", a.qp_state);
 		fflush(stdout);
 	}
+	if (!strncmp(line, "dereg", 5) && t->mr) {
+		printf("dereg=%d\n", ibv_dereg_mr(t->mr));
+		fflush(stdout);
+		t->mr = NULL;
+	}
 	return 1;
 }
 
@@ -205,7 +211,8 @@ int main(int argc, char **argv)
 		}
 	}
 	ibv_destroy_qp(t.qp);
-	ibv_dereg_mr(t.mr);
+	if (t.mr)
+		ibv_dereg_mr(t.mr);
 	ibv_destroy_cq(t.cq);
 	ibv_dealloc_pd(t.pd);
 	ibv_close_device(t.ctx);

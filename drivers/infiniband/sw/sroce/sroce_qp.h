@@ -186,7 +186,7 @@ struct sroce_qp {
 	bool rwqe_valid;
 	struct sroce_rwqe rwqe;
 	u32 rwqe_offset;
-	struct sroce_mr *resp_write_mr;
+	u32 resp_write_rkey;
 	u64 resp_write_va;
 	u32 resp_write_left;
 	u32 resp_write_len;

@@ -173,9 +173,6 @@ static enum sroce_resp_result sroce_resp_send_op(struct sroce_qp *qp,
 
 static void sroce_resp_drop_write(struct sroce_qp *qp)
 {
-	if (qp->resp_write_mr)
-		sroce_mr_put(qp->resp_write_mr);
-	qp->resp_write_mr = NULL;
 	qp->resp_write_left = 0;
 }
 
@@ -200,7 +197,7 @@ static struct sroce_mr *sroce_resp_target(struct sroce_qp *qp, u32 rkey,
 static enum sroce_resp_result sroce_resp_write_start(struct sroce_qp *qp,
 						     const struct sroce_hdrs *h)
 {
-	struct sroce_mr *mr = NULL;
+	struct sroce_mr *mr;
 
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
 		return SROCE_RESP_NAK_ACCESS;
@@ -211,12 +208,34 @@ static enum sroce_resp_result sroce_resp_write_start(struct sroce_qp *qp,
 				       h->reth.dma_len, IB_ACCESS_REMOTE_WRITE);
 		if (IS_ERR(mr))
 			return SROCE_RESP_NAK_ACCESS;
+		sroce_mr_put(mr);
 	}
-	sroce_resp_drop_write(qp);
-	qp->resp_write_mr = mr;
+	qp->resp_write_rkey = h->reth.rkey;
 	qp->resp_write_va = h->reth.va;
 	qp->resp_write_left = h->reth.dma_len;
 	qp->resp_write_len = h->reth.dma_len;
+	return SROCE_RESP_DONE;
+}
+
+/*
+ * The MR is looked up again for every packet of a WRITE, as for READ
+ * responses: holding it from FIRST to LAST would let a peer that stops
+ * mid-message block dereg_mr/rereg_mr of that MR until the QP goes away.
+ * A MIDDLE or LAST whose MR has meanwhile gone gets NAK remote access.
+ */
+static enum sroce_resp_result sroce_resp_write_payload(struct sroce_qp *qp,
+						       const struct sroce_hdrs *h,
+						       const u8 *payload)
+{
+	struct sroce_mr *mr;
+
+	mr = sroce_resp_target(qp, qp->resp_write_rkey, qp->resp_write_va,
+			       h->payload_len, IB_ACCESS_REMOTE_WRITE);
+	if (IS_ERR(mr))
+		return SROCE_RESP_NAK_ACCESS;
+	sroce_mr_copy(mr, qp->resp_write_va, (void *)payload, h->payload_len,
+		      SROCE_COPY_TO_MR);
+	sroce_mr_put(mr);
 	return SROCE_RESP_DONE;
 }
 
@@ -242,8 +261,9 @@ static enum sroce_resp_result sroce_resp_write_op(struct sroce_qp *qp,
 	    ((flags & SROCE_OPF_LAST) && h->payload_len != qp->resp_write_left))
 		return SROCE_RESP_NAK_INVALID;
 	if (h->payload_len) {
-		sroce_mr_copy(qp->resp_write_mr, qp->resp_write_va, (void *)payload,
-			      h->payload_len, SROCE_COPY_TO_MR);
+		res = sroce_resp_write_payload(qp, h, payload);
+		if (res != SROCE_RESP_DONE)
+			return res;
 		qp->resp_write_va += h->payload_len;
 		qp->resp_write_left -= h->payload_len;
 	}
