@@ -54,5 +54,6 @@ void sroce_resp_rcv_unsupported(struct sroce_qp *qp, const struct sroce_hdrs *h)
 bool sroce_resp_send_reads_locked(struct sroce_qp *qp, int *budget);
 void sroce_rq_flush_locked(struct sroce_qp *qp);
 void sroce_resp_reset_locked(struct sroce_qp *qp);
+struct sroce_rd_res *sroce_resp_new_rd_res(struct sroce_qp *qp);
 
 #endif /* SROCE_PROTO_H */

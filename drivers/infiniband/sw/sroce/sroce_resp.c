@@ -279,17 +279,29 @@ static enum sroce_resp_result sroce_resp_write_op(struct sroce_qp *qp,
 	return SROCE_RESP_DONE;
 }
 
-/* The IRD slot the next READ/ATOMIC uses, or NULL when all are busy. */
-static struct sroce_rd_res *sroce_resp_new_rd_res(struct sroce_qp *qp)
+/**
+ * sroce_resp_new_rd_res - the IRD slot for a new READ or ATOMIC
+ * @qp: the QP; qp->lock held
+ *
+ * Takes the oldest slot even if its READ is still being answered: the
+ * requester keeps at most max_dest_rd_atomic READs/ATOMICs outstanding, so a
+ * new one means it is done with the oldest. That READ can still be pending
+ * when a duplicate request restarted responses the requester then received
+ * from the first copy; refusing the new request would put the QP in error.
+ *
+ * Return: the cleared slot, or NULL if the QP has no IRD resources.
+ */
+struct sroce_rd_res *sroce_resp_new_rd_res(struct sroce_qp *qp)
 {
 	struct sroce_rd_res *res;
 
 	if (!qp->rd_res_count)
 		return NULL;
 	res = &qp->rd_res[qp->rd_res_tail % qp->rd_res_count];
-	if (res->pending)
-		return NULL;
 	qp->rd_res_tail++;
+	/* Responses go out from head: never from the overwritten slot. */
+	if (qp->rd_res_tail - qp->rd_res_head > qp->rd_res_count)
+		qp->rd_res_head = qp->rd_res_tail - qp->rd_res_count;
 	memset(res, 0, sizeof(*res));
 	return res;
 }

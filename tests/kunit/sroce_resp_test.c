@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the responder's ring of IRD resources (READ/ATOMIC answers kept
+ * for duplicates, IBA 9.7.5.1).
+ */
+#include <kunit/test.h>
+
+#include "sroce_proto.h"
+#include "sroce_qp.h"
+
+#define IRD	4
+
+static struct sroce_qp *ird_qp(struct kunit *test)
+{
+	struct sroce_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	qp->rd_res = kunit_kcalloc(test, IRD, sizeof(*qp->rd_res), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp->rd_res);
+	qp->rd_res_count = IRD;
+	return qp;
+}
+
+/*
+ * A duplicate request restarted the oldest READ; the requester finished it
+ * from the first copy of the responses and sent a new READ. The new one
+ * takes the slot (it used to be refused: NAK invalid request, QP in error)
+ * and responses resume at the next oldest READ, not at the overwritten one.
+ */
+static void sroce_resp_new_read_reuses_a_restarted_oldest_slot(struct kunit *test)
+{
+	struct sroce_qp *qp = ird_qp(test);
+	struct sroce_rd_res *oldest, *res;
+	int i;
+
+	oldest = sroce_resp_new_rd_res(qp);
+	KUNIT_ASSERT_NOT_NULL(test, oldest);
+	for (i = 1; i < IRD; i++)
+		KUNIT_ASSERT_NOT_NULL(test, sroce_resp_new_rd_res(qp));
+	/* The duplicate restarted the oldest: responses go out from it. */
+	oldest->pending = true;
+	oldest->first_psn = 100;
+	qp->rd_res_head = 0;
+
+	res = sroce_resp_new_rd_res(qp);
+	KUNIT_ASSERT_PTR_EQ(test, res, oldest);
+	KUNIT_EXPECT_FALSE(test, res->pending);
+	KUNIT_EXPECT_EQ(test, res->first_psn, 0U);
+	KUNIT_EXPECT_EQ(test, qp->rd_res_tail, (u32)IRD + 1);
+	KUNIT_EXPECT_EQ(test, qp->rd_res_head, 1U);
+}
+
+/* A head already past the reused slot stays where it is. */
+static void sroce_resp_new_read_keeps_a_later_head(struct kunit *test)
+{
+	struct sroce_qp *qp = ird_qp(test);
+	int i;
+
+	for (i = 0; i < IRD; i++)
+		KUNIT_ASSERT_NOT_NULL(test, sroce_resp_new_rd_res(qp));
+	qp->rd_res_head = 3;
+	KUNIT_ASSERT_NOT_NULL(test, sroce_resp_new_rd_res(qp));
+	KUNIT_EXPECT_EQ(test, qp->rd_res_head, 3U);
+	KUNIT_EXPECT_EQ(test, qp->rd_res_tail, (u32)IRD + 1);
+}
+
+static void sroce_resp_no_ird_no_slot(struct kunit *test)
+{
+	struct sroce_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	KUNIT_EXPECT_NULL(test, sroce_resp_new_rd_res(qp));
+}
+
+static struct kunit_case sroce_resp_cases[] = {
+	KUNIT_CASE(sroce_resp_new_read_reuses_a_restarted_oldest_slot),
+	KUNIT_CASE(sroce_resp_new_read_keeps_a_later_head),
+	KUNIT_CASE(sroce_resp_no_ird_no_slot),
+	{}
+};
+
+static struct kunit_suite sroce_resp_suite = {
+	.name = "sroce_resp",
+	.test_cases = sroce_resp_cases,
+};
+
+kunit_test_suites(&sroce_resp_suite);
