@@ -367,6 +367,23 @@ static void sroce_comp_read_response(struct sroce_qp *qp,
 	}
 }
 
+/*
+ * After a response, is there anything for the requester? The window may
+ * have opened for fetched WQEs, a rewind may need sending, or posts may sit
+ * in the ring; in error the thread flushes. With nothing of the kind, as
+ * after every ACK of a ping-pong (one WQE in flight), waking the transmit
+ * thread only costs a wake-up, a context switch and, with more than one
+ * CPU, a vCPU busy for sq_poll_usecs; the next post finds NEED_WAKEUP set
+ * (doorbell) or the thread polling, as without this response.
+ */
+static bool sroce_comp_req_has_work_locked(struct sroce_qp *qp)
+{
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		return true;
+	return qp->req_index != qp->sq.index ||
+	       sroce_queue_available(&qp->sq) > 0;
+}
+
 void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 		    const u8 *payload)
 {
@@ -390,9 +407,10 @@ void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 	sroce_comp_advance_locked(qp);
 	if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
 		sroce_comp_arm_timer_locked(qp);
-	/* The window may have opened, or a rewind needs sending. */
-	WRITE_ONCE(qp->tx_pending, true);
-	sroce_tx_kick_qp(qp);
+	if (sroce_comp_req_has_work_locked(qp)) {
+		WRITE_ONCE(qp->tx_pending, true);
+		sroce_tx_kick_qp(qp);
+	}
 out:
 	spin_unlock_bh(&qp->lock);
 }
