@@ -15,7 +15,6 @@
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,32 +43,6 @@ static const struct vt_case *const tables[] = {
 	vt_ops_cases, vt_ex_cases, vt_object_cases, vt_error_cases, vt_scale_cases,
 	vt_on_request_cases,
 };
-
-/* Record the first failure of a half; returns -1 for "return vt_fail(...)". */
-int vt_fail(struct vt *t, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (t->reason[0])
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(t->reason, sizeof(t->reason), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-void vt_note(struct vt *t, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!t->opts->verbose)
-		return;
-	va_start(ap, fmt);
-	printf("# %s: ", t->role == VT_CLIENT ? "client" : "server");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-}
 
 #define for_each_case(c, i) \
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) \

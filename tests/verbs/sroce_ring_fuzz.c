@@ -107,33 +107,6 @@ struct fz {
 	struct fz_pair p;
 };
 
-/* --- the helpers the vt_* files expect from main.c ---------------------- */
-
-int vt_fail(struct vt *t, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!t->reason[0]) {
-		va_start(ap, fmt);
-		vsnprintf(t->reason, sizeof(t->reason), fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
-void vt_note(struct vt *t, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!t->opts->verbose)
-		return;
-	va_start(ap, fmt);
-	printf("# ");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-}
-
 /* --- PRNG and the round log --------------------------------------------- */
 
 static uint64_t splitmix(uint64_t *s)
