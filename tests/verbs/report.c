@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * report.c - how a half records its failure and its progress notes, shared
- * by sroce_verbs_test and sroce_ring_fuzz.
+ * by sroce_verbs_test, sroce_ring_fuzz and sroce_cq_hold.
  */
 #include <stdarg.h>
 #include <stdio.h>

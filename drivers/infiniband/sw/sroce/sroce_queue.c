@@ -3,7 +3,15 @@
  * sroce_queue.c - rings shared with userspace: allocation, mmap export and
  * the kernel's producer/consumer steps.
  *
- * Memory lifetime. A ring is vmalloc_user() memory. Until it is exported it
+ * Memory. A ring is vmalloc memory allocated with GFP_KERNEL_ACCOUNT: it is
+ * charged to the creating process's memory cgroup (memory.max bounds how
+ * many rings a process can pin), and zeroed, so a process never sees stale
+ * kernel data. vmalloc_user() would not charge it, and the vmalloc calls
+ * that take both flags and VM_USERMAP are not exported to modules; so
+ * sroce_mmap() inserts the pages one by one instead of calling
+ * remap_vmalloc_range(), which insists on VM_USERMAP.
+ *
+ * Lifetime. Until it is exported a ring
  * belongs to its struct sroce_queue and sroce_queue_destroy() frees it. Once
  * exported it belongs to its mmap entry: the object keeps one reference on
  * the entry (dropped by rdma_user_mmap_entry_remove() at destroy) and every
@@ -47,7 +55,7 @@
 /**
  * struct sroce_mmap_entry - ib_core's mmap cookie plus what it maps
  * @rdma: ib_core's part: offset, length, reference count
- * @vaddr: the vmalloc_user() memory, freed with the entry
+ * @vaddr: the ring's vmalloc memory, freed with the entry
  */
 struct sroce_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
@@ -91,8 +99,14 @@ int sroce_queue_init(struct sroce_queue *q, u32 depth, u32 stride)
 	err = sroce_queue_size(depth, stride, &size);
 	if (err)
 		return err;
-	/* Zeroed, and marked VM_USERMAP so remap_vmalloc_range() accepts it. */
-	q->hdr = vmalloc_user(size);
+	/*
+	 * Charged to the caller's memory cgroup and zeroed (see top of file).
+	 * RETRY_MAYFAIL: a ring past memory.max (or what the machine has)
+	 * fails the verb with -ENOMEM rather than waking the OOM killer;
+	 * NOWARN: a process asking too much is no kernel problem.
+	 */
+	q->hdr = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+			   __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	if (!q->hdr)
 		return -ENOMEM;
 	q->entries = (void *)q->hdr + SROCE_RING_ENTRIES_OFFSET;
@@ -232,6 +246,26 @@ static const struct vm_operations_struct sroce_vm_ops = {
 	.close = sroce_vma_close,
 };
 
+/*
+ * Insert every page of the vmalloc ring at @kaddr into @vma, whose length
+ * is the ring's. The pages stay the ring's: the VMA holds page references,
+ * not a charge of its own. A failure leaves partial PTEs that the failed
+ * mmap() tears down with the VMA.
+ */
+static int sroce_map_ring_pages(struct vm_area_struct *vma, void *kaddr)
+{
+	unsigned long uaddr;
+	int err;
+
+	for (uaddr = vma->vm_start; uaddr < vma->vm_end; uaddr += PAGE_SIZE) {
+		err = vm_insert_page(vma, uaddr, vmalloc_to_page(kaddr));
+		if (err)
+			return err;
+		kaddr += PAGE_SIZE;
+	}
+	return 0;
+}
+
 /**
  * sroce_mmap - ib_device_ops.mmap: map a ring exported by sroce_queue_export()
  * @uctx: the caller's user context
@@ -261,8 +295,8 @@ int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 		err = -EINVAL;
 		goto err_put;
 	}
-	/* Offset 0 into the vmalloc area: vm_pgoff is only the ring's name. */
-	err = remap_vmalloc_range(vma, sentry->vaddr, 0);
+	/* From the ring's start: vm_pgoff is only the ring's name. */
+	err = sroce_map_ring_pages(vma, sentry->vaddr);
 	if (err)
 		goto err_put;
 

@@ -16,7 +16,7 @@
 
 /**
  * struct sroce_queue - one shared ring
- * @hdr: start of the vmalloc_user() memory the process maps
+ * @hdr: start of the vmalloc memory the process maps
  * @entries: first entry, SROCE_RING_ENTRIES_OFFSET bytes after @hdr
  * @depth: entries, a power of two
  * @stride: bytes per entry, a power of two
