@@ -301,6 +301,20 @@ static int sqd_take_done(struct vt *t, struct vt_ep *ep, int *next)
 	return n < 0 ? vt_fail(t, "ibv_poll_cq: %d", n) : 0;
 }
 
+/* ibv_query_qp's sq_draining must be want (1 in SQD while sent work is outstanding). */
+static int sqd_expect_draining(struct vt *t, struct ibv_qp *qp, int want, const char *when)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+	int rc = ibv_query_qp(qp, &a, IBV_QP_STATE, &init);
+
+	if (rc)
+		return vt_fail(t, "ibv_query_qp %s: %s", when, strerror(rc));
+	if (a.sq_draining != want)
+		return vt_fail(t, "sq_draining %d %s, expected %d", a.sq_draining, when, want);
+	return 0;
+}
+
 /*
  * RTS -> SQD right after posting: the SQ_DRAINED event comes, after it no
  * completion appears (sends posted in SQD included) and the QP stays in
@@ -319,7 +333,8 @@ static int sqd_client(struct vt *t)
 		if (sqd_post(t, &ep, b, seed, i))
 			return -1;
 	if (sqd_modify(t, ep.qp, IBV_QPS_SQD) ||
-	    vt_wait_async(t, IBV_EVENT_SQ_DRAINED, ep.qp))
+	    vt_wait_async(t, IBV_EVENT_SQ_DRAINED, ep.qp) ||
+	    sqd_expect_draining(t, ep.qp, 0, "after SQ_DRAINED"))
 		return -1;
 	for (; i < SQD_MSGS; i++)
 		if (sqd_post(t, &ep, b, seed, i))
@@ -442,10 +457,12 @@ static int sqd_rnr_client(struct vt *t)
 		return -1;
 	usleep(300 * 1000);	/* RNR NAKs rewind it to its first PSN */
 	if (sqd_modify(t, ep.qp, IBV_QPS_SQD) ||
-	    sqd_expect_no_drained(t, ep.qp, 500, "while a SEND waits out RNR NAKs") || vt_sync(t))
+	    sqd_expect_no_drained(t, ep.qp, 500, "while a SEND waits out RNR NAKs") ||
+	    sqd_expect_draining(t, ep.qp, 1, "while a SEND waits out RNR NAKs") || vt_sync(t))
 		return -1;
 	if (vt_expect_wc(t, ep.scq, 1, IBV_WC_SUCCESS, NULL, "SEND resent in SQD") ||
-	    vt_wait_async(t, IBV_EVENT_SQ_DRAINED, ep.qp))
+	    vt_wait_async(t, IBV_EVENT_SQ_DRAINED, ep.qp) ||
+	    sqd_expect_draining(t, ep.qp, 0, "after SQ_DRAINED"))
 		return -1;
 	return vt_sync(t);
 }
@@ -580,7 +597,7 @@ const struct vt_case vt_object_cases[] = {
 	  sqd_client, sqd_server, NULL },
 	{ "sqd_notify_once", "en_sqd_async_notify holds for its own RTS->SQD: a later SQD entry without it gets no SQ_DRAINED",
 	  sqd_notify_once_client, sqd_notify_once_server, NULL },
-	{ "sqd_rnr", "RTS->SQD while a SEND meets RNR NAKs: not drained until it is resent in SQD and completes",
+	{ "sqd_rnr", "RTS->SQD while a SEND meets RNR NAKs: not drained (no event, sq_draining 1) until it is resent in SQD and completes",
 	  sqd_rnr_client, sqd_rnr_server, NULL },
 	{ "tx_idle_init_post", "a SEND posted in INIT waits without keeping the transmit thread busy, goes out at RTS",
 	  tx_idle_client, tx_idle_server, NULL },

@@ -478,6 +478,25 @@ bool sroce_qp_state_transition_valid(enum ib_qp_state cur,
 	return ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask);
 }
 
+/*
+ * The SQ is drained when every WQE the requester started has completed:
+ * the completer caught up with the requester, and the WQE the requester
+ * stands at (if it fetched one) has never sent a packet. A WQE rewound to
+ * its first PSN is QUEUED again but still outstanding: psns_set tells.
+ * In SQD it starts no new WQE, so once drained the SQ stays drained until RTS.
+ */
+static bool sroce_sq_drained_locked(struct sroce_qp *qp)
+{
+	const struct sroce_swqe *swqe;
+
+	if (qp->comp_index != qp->req_index)
+		return false;
+	if (qp->req_index == qp->sq.index)
+		return true;
+	swqe = &qp->swqes[qp->req_index & (qp->sq.depth - 1)];
+	return !swqe->psns_set;
+}
+
 int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init)
 {
@@ -489,7 +508,8 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cur_qp_state = qp->state;
 	attr->sq_psn = qp->req_psn;
 	attr->rq_psn = qp->resp_psn;
-	attr->sq_draining = 0;
+	/* Draining: in SQD with sent work not yet complete (SQ_DRAINED pending). */
+	attr->sq_draining = qp->state == IB_QPS_SQD && !sroce_sq_drained_locked(qp);
 	spin_unlock_bh(&qp->lock);
 
 	attr->cap.max_send_wr = qp->sq.depth;
@@ -615,25 +635,6 @@ void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 
 	if (qp->ibqp.event_handler)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
-}
-
-/*
- * The SQ is drained when every WQE the requester started has completed:
- * the completer caught up with the requester, and the WQE the requester
- * stands at (if it fetched one) has never sent a packet. A WQE rewound to
- * its first PSN is QUEUED again but still outstanding: psns_set tells.
- * In SQD it starts no new WQE, so once drained the SQ stays drained until RTS.
- */
-static bool sroce_sq_drained_locked(struct sroce_qp *qp)
-{
-	const struct sroce_swqe *swqe;
-
-	if (qp->comp_index != qp->req_index)
-		return false;
-	if (qp->req_index == qp->sq.index)
-		return true;
-	swqe = &qp->swqes[qp->req_index & (qp->sq.depth - 1)];
-	return !swqe->psns_set;
 }
 
 /* Called on entering SQD and after every completion step. */
