@@ -487,6 +487,65 @@ static int sqd_rnr_server(struct vt *t)
 	return vt_sync(t);
 }
 
+#define IRD_READS	4		/* the default ORD/IRD of the cases' QPs */
+#define IRD_LEN		(4 << 20)	/* long enough to be answered during the modify */
+#define IRD_GROWN	16
+
+/*
+ * SQD->SQD may change max_dest_rd_atomic while the responder is answering
+ * READs: the READs in progress still complete, whole and right.
+ */
+static int sqd_ird_resize_client(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, (size_t)IRD_READS * IRD_LEN, IBV_ACCESS_LOCAL_WRITE);
+	struct vt_ep ep;
+	uint64_t seed;
+	int i;
+
+	if (!b || vt_ep_up(t, &ep, NULL) || vt_get_u64(t, &seed))
+		return -1;
+	memset(b->p, GUARD, (size_t)IRD_READS * IRD_LEN);
+	for (i = 0; i < IRD_READS; i++) {
+		struct ibv_sge sg = vt_sge(b, (size_t)i * IRD_LEN, IRD_LEN);
+		struct ibv_send_wr wr = vt_wr(IBV_WR_RDMA_READ, i, &sg, 1, IBV_SEND_SIGNALED);
+
+		vt_wr_remote(&wr, &ep, (size_t)i * IRD_LEN);
+		if (vt_post_send(t, &ep, &wr))
+			return -1;
+	}
+	if (vt_sync(t))		/* the server resizes its IRD now */
+		return -1;
+	for (i = 0; i < IRD_READS; i++)
+		if (vt_expect_wc(t, ep.scq, i, IBV_WC_SUCCESS, NULL, "READ across the IRD resize"))
+			return -1;
+	if (vt_check(t, b->p, (size_t)IRD_READS * IRD_LEN, seed, "data read"))
+		return -1;
+	return vt_sync(t);
+}
+
+static int sqd_ird_resize_server(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, (size_t)IRD_READS * IRD_LEN,
+				  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	struct ibv_qp_attr a = { .max_dest_rd_atomic = IRD_GROWN };
+	uint64_t seed = vt_rand(t);
+	struct vt_ep ep;
+	int rc;
+
+	if (!b)
+		return -1;
+	vt_fill(b->p, (size_t)IRD_READS * IRD_LEN, seed);
+	if (vt_ep_new(t, &ep) || vt_ep_link(t, &ep, b) || vt_put_u64(t, seed) || vt_sync(t) ||
+	    sqd_modify(t, ep.qp, IBV_QPS_SQD))
+		return -1;
+	rc = ibv_modify_qp(ep.qp, &a, IBV_QP_MAX_DEST_RD_ATOMIC);
+	if (rc)
+		return vt_fail(t, "SQD->SQD max_dest_rd_atomic %d: %s", IRD_GROWN, strerror(rc));
+	if (sqd_modify(t, ep.qp, IBV_QPS_RTS))
+		return -1;
+	return vt_sync(t);
+}
+
 /* --- transmit thread idle ------------------------------------------------- */
 
 #define TX_IDLE_MS	1000
@@ -599,6 +658,8 @@ const struct vt_case vt_object_cases[] = {
 	  sqd_notify_once_client, sqd_notify_once_server, NULL },
 	{ "sqd_rnr", "RTS->SQD while a SEND meets RNR NAKs: not drained (no event, sq_draining 1) until it is resent in SQD and completes",
 	  sqd_rnr_client, sqd_rnr_server, NULL },
+	{ "sqd_ird_resize", "SQD->SQD raising max_dest_rd_atomic while READs are answered: they complete with the right data",
+	  sqd_ird_resize_client, sqd_ird_resize_server, NULL },
 	{ "tx_idle_init_post", "a SEND posted in INIT waits without keeping the transmit thread busy, goes out at RTS",
 	  tx_idle_client, tx_idle_server, NULL },
 	{ NULL },

@@ -366,6 +366,27 @@ static void sroce_qp_enter_state_locked(struct sroce_qp *qp,
 	}
 }
 
+/*
+ * Move the newest IRD entries into @res (room for @count), renumbered from
+ * 0, with the READs still being answered: SQD->SQD may change
+ * max_dest_rd_atomic (IBA's transition table lists it) while the responder
+ * keeps serving the peer in SQD, so READ responses in progress and the
+ * entries a duplicate request needs must survive. A smaller ring keeps the
+ * newest entries; the oldest go, as when a new request finds it full.
+ */
+static void sroce_qp_move_rd_res_locked(struct sroce_qp *qp,
+					struct sroce_rd_res *res, u32 count)
+{
+	u32 keep = min3(count, qp->rd_res_count, qp->rd_res_tail);
+	u32 answering = min(qp->rd_res_tail - qp->rd_res_head, keep);
+	u32 i, from = qp->rd_res_tail - keep;
+
+	for (i = 0; i < keep; i++)
+		res[i] = qp->rd_res[(from + i) % qp->rd_res_count];
+	qp->rd_res_tail = keep;
+	qp->rd_res_head = keep - answering;
+}
+
 /* The IRD ring is sized by max_dest_rd_atomic: allocate before locking. */
 static int sroce_qp_resize_rd_res(struct sroce_qp *qp, u8 count,
 				  struct sroce_rd_res **old)
@@ -378,10 +399,10 @@ static int sroce_qp_resize_rd_res(struct sroce_qp *qp, u8 count,
 			return -ENOMEM;
 	}
 	spin_lock_bh(&qp->lock);
+	sroce_qp_move_rd_res_locked(qp, res, count);
 	*old = qp->rd_res;
 	qp->rd_res = res;
 	qp->rd_res_count = count;
-	qp->rd_res_head = qp->rd_res_tail = 0;
 	qp->attr.max_dest_rd_atomic = count;
 	spin_unlock_bh(&qp->lock);
 	return 0;
