@@ -573,6 +573,22 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 }
 
 /*
+ * Unlocked peek after a doorbell's pass: is anything left that only the
+ * thread would send - WQEs not yet fetched or not fully sent, READ
+ * responses, a pending kick? A pass that sent everything (loopback: and
+ * got it acknowledged) needs no thread wake-up. A stale answer costs one
+ * wake-up; work that appears later is kicked by whoever creates it (ACK,
+ * timer, READ request, the next doorbell).
+ */
+static bool sroce_qp_tx_left(struct sroce_qp *qp)
+{
+	return READ_ONCE(qp->tx_pending) ||
+	       READ_ONCE(qp->req_index) != READ_ONCE(qp->sq.index) ||
+	       READ_ONCE(qp->rd_res_head) != READ_ONCE(qp->rd_res_tail) ||
+	       sroce_queue_available(&qp->sq) != 0;
+}
+
+/*
  * A process rings the doorbell with an empty work request list (see the
  * NEED_WAKEUP protocol in sroce-abi.h); work requests themselves only come
  * through the ring. The doorbell runs the requester right here, in the
@@ -590,7 +606,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		return -EOPNOTSUPP;
 	}
 	sroce_stat_inc(qp->sdev, SROCE_STAT_DOORBELLS);
-	if (sroce_req_run(qp))
+	if (sroce_req_run(qp) && sroce_qp_tx_left(qp))
 		sroce_tx_kick(qp->sdev);
 	return 0;
 }
