@@ -418,8 +418,10 @@ def receive_completed(x, length):
 
 
 def survival_problem(x, survives):
-    """Send a valid SEND at the expected PSN: ACK + completion, or nothing."""
+    """Send a valid SEND at the expected PSN: ACK + completion, or nothing;
+    a QP in error drops it as rcvd_unknown_qpn, not in rcvd_pkts."""
     x.ask("wcs")
+    before = json.loads(x.ask("counters"))
     x.c.send(x.send_only(32))
     replies = x.c.replies(1 if survives else 0)
     state = int(x.ask("state"))
@@ -433,7 +435,13 @@ def survival_problem(x, survives):
         return None if state == QPS_RTS else f"QP state {state}, expected RTS"
     if replies:
         return f"QP answered after a fatal error: {[ack_of(r) for r in replies]}"
-    return None if state == QPS_ERR else f"QP state {state}, expected ERROR"
+    if state != QPS_ERR:
+        return f"QP state {state}, expected ERROR"
+    after = json.loads(x.ask("counters"))
+    moved = {n: after[n] - before[n] for n in ("rcvd_pkts", "rcvd_unknown_qpn")}
+    if moved != {"rcvd_pkts": 0, "rcvd_unknown_qpn": 1}:
+        return f"valid SEND to the QP in error moved {moved}, expected rcvd_unknown_qpn only"
+    return None
 
 
 def run_row(x, row):

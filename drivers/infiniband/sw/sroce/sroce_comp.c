@@ -384,20 +384,23 @@ static bool sroce_comp_req_has_work_locked(struct sroce_qp *qp)
 	       sroce_queue_available(&qp->sq) > 0;
 }
 
-void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
+/* Return: false if the QP's state takes no responses (packet dropped). */
+bool sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 		    const u8 *payload)
 {
 	u32 flags = h->op->flags;
+	bool taken = false;
 
 	if ((h->bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC) {
 		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_MALFORMED);
-		return;
+		return false;
 	}
 	spin_lock_bh(&qp->lock);
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
 		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_UNKNOWN_QPN);
 		goto out;
 	}
+	taken = true;
 	if (flags & SROCE_OPF_READ)
 		sroce_comp_read_response(qp, h, payload);
 	else if (flags & SROCE_OPF_ATOMIC)
@@ -413,6 +416,7 @@ void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 	}
 out:
 	spin_unlock_bh(&qp->lock);
+	return taken;
 }
 
 static void sroce_comp_timeout_locked(struct sroce_qp *qp)

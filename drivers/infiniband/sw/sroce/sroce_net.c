@@ -108,6 +108,7 @@ static void sroce_rcv_bth(struct sk_buff *skb, bool local)
 	const u8 *bth = skb->data;
 	struct sroce_hdrs h;
 	struct sroce_qp *qp;
+	bool taken;
 	int err;
 
 	err = sroce_hdrs_parse(bth, skb->len, &h);
@@ -131,15 +132,22 @@ static void sroce_rcv_bth(struct sk_buff *skb, bool local)
 	/* Every sroce QP is RC: another service's opcode is not for it. */
 	if ((h.bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC)
 		goto drop_qp;
-	sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_PKTS);
-	sroce_stat_add(qp->sdev, SROCE_STAT_RCVD_BYTES, skb->len);
 	/* No memory windows, nothing to invalidate: SEND with invalidate is unsupported. */
 	if (err || (h.op->flags & SROCE_OPF_IETH))
-		sroce_resp_rcv_unsupported(qp, &h);
+		taken = sroce_resp_rcv_unsupported(qp, &h);
 	else if (h.op->flags & SROCE_OPF_REQUEST)
-		sroce_resp_rcv(qp, &h, bth + h.op->hdr_len);
+		taken = sroce_resp_rcv(qp, &h, bth + h.op->hdr_len);
 	else
-		sroce_comp_rcv(qp, &h, bth + h.op->hdr_len);
+		taken = sroce_comp_rcv(qp, &h, bth + h.op->hdr_len);
+	/*
+	 * Like rxe's rcvd_pkts: a packet counts once its QP's state let it in
+	 * (whatever the PSN then says); one the state refused counts only as
+	 * dropped.
+	 */
+	if (taken) {
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_PKTS);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RCVD_BYTES, skb->len);
+	}
 	sroce_qp_put(qp);
 	consume_skb(skb);
 	return;

@@ -40,7 +40,7 @@ void sroce_req_resume_at_comp_locked(struct sroce_qp *qp);
 void sroce_sq_flush_locked(struct sroce_qp *qp);
 
 /* sroce_comp.c */
-void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
+bool sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 		    const u8 *payload);
 void sroce_comp_retry_timeout(struct timer_list *t);
 void sroce_comp_arm_timer_locked(struct sroce_qp *qp);
@@ -48,9 +48,9 @@ void sroce_complete_swqe_locked(struct sroce_qp *qp, struct sroce_swqe *swqe);
 void sroce_comp_advance_locked(struct sroce_qp *qp);
 
 /* sroce_resp.c */
-void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
+bool sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 		    const u8 *payload);
-void sroce_resp_rcv_unsupported(struct sroce_qp *qp, const struct sroce_hdrs *h);
+bool sroce_resp_rcv_unsupported(struct sroce_qp *qp, const struct sroce_hdrs *h);
 bool sroce_resp_send_reads_locked(struct sroce_qp *qp, int *budget);
 void sroce_rq_flush_locked(struct sroce_qp *qp);
 void sroce_resp_reset_locked(struct sroce_qp *qp);

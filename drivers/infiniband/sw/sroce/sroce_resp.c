@@ -536,23 +536,25 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, const struct sroce_hdrs *h
 	sroce_tx_kick(qp->sdev);
 }
 
-void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
+/* Return: false if the QP's state takes no requests (packet dropped). */
+bool sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 		    const u8 *payload)
 {
 	enum sroce_resp_result res;
+	bool taken = false;
 	s32 diff;
 	u32 npsn;
 
 	if ((h->bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC) {
 		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_MALFORMED);
-		return;
+		return false;
 	}
 	spin_lock_bh(&qp->lock);
-	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
-	    qp->state != IB_QPS_SQD) {
+	if (!sroce_resp_qp_receives(qp)) {
 		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_UNKNOWN_QPN);
 		goto out;
 	}
+	taken = true;
 	diff = sroce_psn_diff(h->bth.psn, qp->resp_psn);
 	if (diff > 0) {
 		/* Something was lost: ask once for a resend from resp_psn. */
@@ -574,6 +576,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 	sroce_resp_finish(qp, h, res, npsn);
 out:
 	spin_unlock_bh(&qp->lock);
+	return taken;
 }
 
 /**
@@ -585,17 +588,23 @@ out:
  * request (IBA 9.7.5.2.2, class C: NAK, QP to error); at any other PSN it is
  * dropped like any out-of-order packet we cannot interpret. The receive path
  * has already dropped other transports' opcodes.
+ *
+ * Return: false if the QP's state takes no requests.
  */
-void sroce_resp_rcv_unsupported(struct sroce_qp *qp, const struct sroce_hdrs *h)
+bool sroce_resp_rcv_unsupported(struct sroce_qp *qp, const struct sroce_hdrs *h)
 {
+	bool taken;
+
 	spin_lock_bh(&qp->lock);
-	if (!sroce_resp_qp_receives(qp))
+	taken = sroce_resp_qp_receives(qp);
+	if (!taken)
 		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_UNKNOWN_QPN);
 	else if (h->bth.psn != qp->resp_psn)
 		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_MALFORMED);
 	else
 		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQUEST, IB_EVENT_QP_REQ_ERR);
 	spin_unlock_bh(&qp->lock);
+	return taken;
 }
 
 /* One packet of a READ response. */
