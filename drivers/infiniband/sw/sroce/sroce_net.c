@@ -82,19 +82,26 @@ static bool sroce_rcv_pkey_ok(u16 pkey)
 /*
  * A connected QP takes packets only from its peer (IBA 9.6.1.1: the source
  * must be the QP's destination; for RoCEv2 that is the IP source address).
- * Read without qp->lock: the address vector changes only in modify_qp, and a
- * packet racing with that is judged against the old or the new peer, either
- * of which is a legitimate answer; the state checks under the lock follow.
+ *
+ * A deliberate lockless read of qp->av, which modify_qp rewrites under
+ * qp->lock: taking the lock for every packet only to filter would cost the
+ * receive path, and a racing read is harmless. Only a modify with IB_QP_AV
+ * races, and then the packet is judged against the old peer, the new one,
+ * or (torn) a mix of the two: at worst one packet is dropped that the peer
+ * resends, or one is let in that then meets the state and PSN checks under
+ * the lock like any other. This filter is no security boundary anyway: an
+ * IP source address is not authenticated.
  */
 static bool sroce_rcv_from_peer(struct sk_buff *skb, const struct sroce_qp *qp)
 {
 	const struct sroce_av *av = &qp->av;
+	int family = data_race(av->family);
 
 	if (skb->protocol == htons(ETH_P_IP))
-		return av->family == AF_INET &&
-		       ip_hdr(skb)->saddr == av->daddr.s6_addr32[3];
-	return av->family == AF_INET6 &&
-	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr);
+		return family == AF_INET &&
+		       ip_hdr(skb)->saddr == data_race(av->daddr.s6_addr32[3]);
+	return family == AF_INET6 &&
+	       data_race(ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr));
 }
 
 /*
