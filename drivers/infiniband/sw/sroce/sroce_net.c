@@ -16,6 +16,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/mutex.h>
@@ -77,6 +78,51 @@ static bool sroce_rcv_icrc_ok(struct sk_buff *skb)
 static bool sroce_rcv_pkey_ok(u16 pkey)
 {
 	return (pkey & 0x7fff) == (SROCE_DEFAULT_PKEY & 0x7fff);
+}
+
+/*
+ * The netdev a packet arrived for. Packets between two addresses of this
+ * host arrive on the loopback device; the owner of their destination
+ * address is then the device they were sent to. Caller holds RCU.
+ */
+static struct net_device *sroce_rcv_netdev(struct sk_buff *skb)
+{
+	struct net_device *ndev = skb->dev;
+
+	if (!ndev || !(ndev->flags & IFF_LOOPBACK))
+		return ndev;
+	if (ip_hdr(skb)->version == 4)
+		return __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr, false);
+	if (IS_ENABLED(CONFIG_IPV6))
+		return ipv6_dev_find(dev_net(ndev), &ipv6_hdr(skb)->daddr, NULL);
+	return NULL;
+}
+
+static bool sroce_ibdev_is_ours(struct ib_device *ibdev)
+{
+	return ibdev->ops.dealloc_driver == sroce_dev_dealloc;
+}
+
+/*
+ * Count a received packet (network header set) dropped before its QP is
+ * known: @reason, and rcvd_dropped. Softirq. The device is found from the netdev the packet arrived on; a
+ * packet that belongs to no sroce device is not counted anywhere.
+ */
+static void sroce_rcv_count_drop(struct sk_buff *skb, enum sroce_stat reason)
+{
+	struct net_device *ndev;
+	struct ib_device *ibdev = NULL;
+
+	rcu_read_lock();
+	ndev = sroce_rcv_netdev(skb);
+	if (ndev)
+		ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
+	rcu_read_unlock();
+	if (!ibdev)
+		return;
+	if (sroce_ibdev_is_ours(ibdev))
+		sroce_stat_drop(to_sdev(ibdev), reason);
+	ib_device_put(ibdev);
 }
 
 /*
@@ -164,7 +210,7 @@ drop_qp:
 	kfree_skb(skb);
 	return;
 drop:
-	sroce_stat_drop_skb(skb, reason);
+	sroce_rcv_count_drop(skb, reason);
 	kfree_skb(skb);
 }
 
@@ -189,7 +235,7 @@ static void sroce_rcv(struct sk_buff *skb)
 	sroce_rcv_bth(skb, false);
 	return;
 drop:
-	sroce_stat_drop_skb(skb, reason);
+	sroce_rcv_count_drop(skb, reason);
 	kfree_skb(skb);
 }
 

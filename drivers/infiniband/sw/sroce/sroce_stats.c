@@ -2,11 +2,6 @@
 /*
  * sroce_stats.c - per-device counters and their ib_core hw_stats view.
  */
-#include <linux/inetdevice.h>
-#include <linux/ip.h>
-#include <linux/ipv6.h>
-#include <linux/skbuff.h>
-#include <net/addrconf.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
@@ -69,54 +64,6 @@ u64 sroce_stat_read(struct sroce_dev *sdev, enum sroce_stat s)
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(per_cpu_ptr(sdev->stats, cpu)->v[s]);
 	return sum;
-}
-
-/*
- * The netdev a packet arrived for. Packets between two addresses of this
- * host arrive on the loopback device; the owner of their destination
- * address is then the device they were sent to. Caller holds RCU.
- */
-static struct net_device *sroce_rcv_netdev(struct sk_buff *skb)
-{
-	struct net_device *ndev = skb->dev;
-
-	if (!ndev || !(ndev->flags & IFF_LOOPBACK))
-		return ndev;
-	if (ip_hdr(skb)->version == 4)
-		return __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr, false);
-	if (IS_ENABLED(CONFIG_IPV6))
-		return ipv6_dev_find(dev_net(ndev), &ipv6_hdr(skb)->daddr, NULL);
-	return NULL;
-}
-
-static bool sroce_ibdev_is_ours(struct ib_device *ibdev)
-{
-	return ibdev->ops.dealloc_driver == sroce_dev_dealloc;
-}
-
-/**
- * sroce_stat_drop_skb - count a received packet dropped before its QP is known
- * @skb: the packet, network header set
- * @reason: the counter saying why, besides rcvd_dropped
- *
- * Softirq. The device is found from the netdev the packet arrived on; a
- * packet that belongs to no sroce device is not counted anywhere.
- */
-void sroce_stat_drop_skb(struct sk_buff *skb, enum sroce_stat reason)
-{
-	struct net_device *ndev;
-	struct ib_device *ibdev = NULL;
-
-	rcu_read_lock();
-	ndev = sroce_rcv_netdev(skb);
-	if (ndev)
-		ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
-	rcu_read_unlock();
-	if (!ibdev)
-		return;
-	if (sroce_ibdev_is_ours(ibdev))
-		sroce_stat_drop(to_sdev(ibdev), reason);
-	ib_device_put(ibdev);
 }
 
 /* ib_device_ops.alloc_hw_port_stats: the counter set of port 1. */

@@ -74,14 +74,12 @@ static inline void sroce_stat_drop(struct sroce_dev *sdev, enum sroce_stat reaso
 	sroce_stat_inc(sdev, SROCE_STAT_RCVD_DROPPED);
 }
 
-struct sk_buff;
 struct rdma_hw_stats;
 
 int sroce_stats_init(struct sroce_dev *sdev);
 void sroce_stats_free(struct sroce_dev *sdev);
 u64 sroce_stat_read(struct sroce_dev *sdev, enum sroce_stat s);
 const char *sroce_stat_name(enum sroce_stat s);
-void sroce_stat_drop_skb(struct sk_buff *skb, enum sroce_stat reason);
 
 /* ib_device_ops */
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
