@@ -391,10 +391,7 @@ bool sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 	u32 flags = h->op->flags;
 	bool taken = false;
 
-	if ((h->bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC) {
-		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_MALFORMED);
-		return false;
-	}
+	/* sroce_rcv_bth() let only RC opcodes through. */
 	spin_lock_bh(&qp->lock);
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
 		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_UNKNOWN_QPN);

@@ -545,10 +545,7 @@ bool sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 	s32 diff;
 	u32 npsn;
 
-	if ((h->bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC) {
-		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_MALFORMED);
-		return false;
-	}
+	/* sroce_rcv_bth() let only RC opcodes through. */
 	spin_lock_bh(&qp->lock);
 	if (!sroce_resp_qp_receives(qp)) {
 		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_UNKNOWN_QPN);
