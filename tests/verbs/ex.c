@@ -116,6 +116,29 @@ static int expect_ex(struct vt *t, const struct ex_wc *w, uint64_t wr_id,
 	return 0;
 }
 
+/*
+ * End the batch being built, then its n completions must be wr_id first_id,
+ * first_id + 1, ... with the opcodes ops[], all successful.
+ */
+static int complete_and_expect(struct vt *t, struct vt_ep *ep, int n, uint64_t first_id,
+			       const enum ibv_wc_opcode *ops, const char *what)
+{
+	struct ex_wc w[8];
+	int i, rc;
+
+	if (n > (int)(sizeof(w) / sizeof(w[0])))
+		return vt_fail(t, "%s: %d completions is more than the helper takes", what, n);
+	rc = ibv_wr_complete(ep->qpx);
+	if (rc)
+		return vt_fail(t, "ibv_wr_complete: %s", strerror(rc));
+	if (ex_poll(t, ep->scqx, w, n, what))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (expect_ex(t, &w[i], first_id + i, ops[i]))
+			return -1;
+	return 0;
+}
+
 static void ex_qp_opts(struct vt *t, struct vt_qp_opts *o)
 {
 	vt_qp_opts_init(t, o);
@@ -216,11 +239,9 @@ static int ex_client(struct vt *t)
 		IBV_WC_RDMA_READ, IBV_WC_FETCH_ADD, IBV_WC_COMP_SWAP,
 	};
 	struct vt_buf *b = vt_buf(t, EX_BUF, IBV_ACCESS_LOCAL_WRITE);
-	struct ex_wc w[5];
 	struct vt_qp_opts o;
 	struct vt_ep ep;
 	uint64_t seed;
-	int i, rc;
 
 	ex_qp_opts(t, &o);
 	if (!b || vt_ep_create(t, &ep, &o) || vt_ep_link(t, &ep, NULL) || vt_get_u64(t, &seed))
@@ -237,25 +258,11 @@ static int ex_client(struct vt *t)
 	ibv_wr_abort(ep.qpx);
 
 	post_writes_and_sends(&ep, b, seed);
-	rc = ibv_wr_complete(ep.qpx);
-	if (rc)
-		return vt_fail(t, "ibv_wr_complete: %s", strerror(rc));
-	if (ex_poll(t, ep.scqx, w, 5, "WRITE/SEND completions"))
+	if (complete_and_expect(t, &ep, 5, 1, first_ops, "WRITE/SEND completions"))
 		return -1;
-	for (i = 0; i < 5; i++)
-		if (expect_ex(t, &w[i], i + 1, first_ops[i]))
-			return -1;
-
 	post_read_and_atomics(&ep, b, seed);
-	rc = ibv_wr_complete(ep.qpx);
-	if (rc)
-		return vt_fail(t, "ibv_wr_complete: %s", strerror(rc));
-	if (ex_poll(t, ep.scqx, w, 3, "READ/atomic completions"))
-		return -1;
-	for (i = 0; i < 3; i++)
-		if (expect_ex(t, &w[i], i + 6, second_ops[i]))
-			return -1;
-	if (check_read_and_atomics(t, b, seed) ||
+	if (complete_and_expect(t, &ep, 3, 6, second_ops, "READ/atomic completions") ||
+	    check_read_and_atomics(t, b, seed) ||
 	    vt_expect_no_wc(t, ep.scq, 0, "a completion of the aborted batch"))
 		return -1;
 	return vt_sync(t);
