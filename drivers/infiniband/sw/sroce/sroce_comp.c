@@ -425,6 +425,14 @@ static void sroce_comp_timeout_locked(struct sroce_qp *qp)
 	/* After a rewind nothing may be in flight yet: still retry. */
 	if (!sroce_comp_oldest(qp) || qp->comp_psn == qp->req_psn_max)
 		return;
+	/*
+	 * Every packet that asked for an ACK got one: the rest is a tail sent
+	 * without AckReq. Send it again asking; not a retry.
+	 */
+	if (!sroce_psn_before(qp->comp_psn, qp->req_asked_psn)) {
+		sroce_req_rewind_locked(qp, qp->comp_psn);
+		return;
+	}
 	sroce_stat_inc(qp->sdev, SROCE_STAT_COMPLETER_RETRY_ERR);
 	if (!qp->retry_left) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RETRY_EXCEEDED_ERR);

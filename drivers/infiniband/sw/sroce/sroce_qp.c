@@ -295,6 +295,8 @@ static void sroce_qp_apply_attr(struct sroce_qp *qp, const struct ib_qp_attr *at
 		qp->req_psn = qp->attr.sq_psn;
 		qp->comp_psn = qp->attr.sq_psn;
 		qp->req_psn_max = qp->attr.sq_psn;
+		qp->req_asked_psn = qp->attr.sq_psn;
+		qp->req_unasked = 0;
 	}
 	if (mask & IB_QP_TIMEOUT)
 		qp->attr.timeout = attr->timeout;

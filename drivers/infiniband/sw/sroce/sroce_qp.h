@@ -124,6 +124,9 @@ struct sroce_rwqe {
  * @req_psn: next PSN the requester sends
  * @req_psn_max: one past the highest PSN ever sent; after a rewind
  *	req_psn is lower, but ACKs up to here are still valid
+ * @req_unasked: packets sent since the last one with AckReq
+ * @req_asked_psn: one past the last PSN sent with AckReq; once comp_psn
+ *	reaches it the responder owes no ACK (sroce_ackreq.h)
  * @comp_psn: oldest PSN not yet acknowledged: where a retry resumes
  * @comp_retry_pending: a retry from comp_psn was started because responses
  *	went missing; cleared by progress, so one loss causes one retry
@@ -172,6 +175,8 @@ struct sroce_qp {
 	u32 req_index;
 	u32 req_psn;
 	u32 req_psn_max;
+	u32 req_unasked;
+	u32 req_asked_psn;
 	u32 comp_psn;
 	bool comp_retry_pending;
 	u32 rd_outstanding;

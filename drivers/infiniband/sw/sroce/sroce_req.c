@@ -10,6 +10,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include "sroce.h"
+#include "sroce_ackreq.h"
 #include "sroce_cq.h"
 #include "sroce_local.h"
 #include "sroce_proto.h"
@@ -21,8 +22,6 @@
 /* Packets in flight per QP, and packets per QP per transmit pass. */
 #define SROCE_REQ_WINDOW	256
 #define SROCE_REQ_BUDGET	64
-/* Ask for an ACK this often inside long messages, so the window moves. */
-#define SROCE_ACKREQ_INTERVAL	32
 
 /* Wire opcodes of each position in a message, per work request opcode. */
 static const struct {
@@ -172,6 +171,23 @@ static void sroce_req_init_bth(struct sroce_qp *qp, struct sroce_hdrs *h,
 	h->bth.dest_qpn = qp->attr.dest_qp_num;
 	h->bth.psn = psn;
 	h->bth.ack_req = ack_req;
+	if (ack_req) {
+		qp->req_unasked = 0;
+		qp->req_asked_psn = sroce_psn_add(psn, 1);
+	} else {
+		qp->req_unasked++;
+	}
+}
+
+/* AckReq for a SEND/WRITE packet at @psn (policy in sroce_ackreq.h). */
+static bool sroce_req_data_ack_req(struct sroce_qp *qp,
+				   const struct sroce_swqe *swqe, u32 psn,
+				   bool last)
+{
+	return sroce_ackreq_wanted(last, qp->sq_sig_all ||
+				   (swqe->send_flags & SROCE_SEND_SIGNALED),
+				   sroce_psn_before(psn, qp->req_psn_max),
+				   qp->attr.timeout != 0, qp->req_unasked);
 }
 
 /*
@@ -231,8 +247,7 @@ static int sroce_req_data_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	u32 offset = swqe->sent, psn = qp->req_psn;
 	u32 len = min(qp->mtu, swqe->length - offset);
 	bool first = !offset, last = offset + len == swqe->length;
-	bool ack_req = last || (first ? 0 : sroce_psn_diff(psn, swqe->first_psn)) %
-				SROCE_ACKREQ_INTERVAL == SROCE_ACKREQ_INTERVAL - 1;
+	bool ack_req = sroce_req_data_ack_req(qp, swqe, psn, last);
 	struct sroce_hdrs h = { .payload_len = len };
 	struct sk_buff *skb;
 	u8 opcode;
@@ -285,6 +300,8 @@ static int sroce_req_read_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	h.reth.va = swqe->remote_addr + swqe->sent;
 	h.reth.rkey = swqe->rkey;
 	h.reth.dma_len = swqe->length - swqe->sent;
+	/* The request asks for every response PSN up to the last. */
+	qp->req_asked_psn = sroce_psn_add(swqe->last_psn, 1);
 	skb = sroce_req_build(&h);
 	if (!skb)
 		return -ENOMEM;
