@@ -131,6 +131,15 @@ check_retry() {
 	expect_range rcvd_dropped 3 3
 }
 
+# 7 unsignaled SENDs (1 packet each at path MTU 1024) then a signaled
+# 4096-byte one (4 packets): only the last packet asks for an ACK
+# (sroce_ackreq.h), so the responder lets the other 10 go without one.
+check_ack_coalescing() {
+	verbs_case unsignaled
+	expect_range ack_coalesced 10 10
+	expect_range completer_retry_err 0 0
+}
+
 # A WRITE with a bad rkey: one remote access NAK, sent and received here.
 check_access() {
 	verbs_case err_bad_rkey
@@ -183,6 +192,7 @@ check_traffic
 check_rnr
 check_retry
 check_access
+check_ack_coalescing
 check_restrack
 check_rdma_tool_agrees
 check_link_downed
