@@ -13,6 +13,9 @@
  *    its completion;
  *  - every SROCE_ACKREQ_INTERVAL-th packet: the window (and the SQ slots of
  *    unsignaled work requests) keeps moving;
+ *  - the last packet of a message while at least half the send queue waits
+ *    for acknowledgement: the process may be out of room to post (a
+ *    ping-pong with one unsignaled WRITE in flight needs each ACK at once);
  *  - the last packet of a message sent again: a retransmission wants an
  *    answer, or the next timeout would find nothing asked;
  *  - every last packet when the QP has no local ACK timeout (timeout 0):
@@ -35,14 +38,16 @@
  * @signaled: its work request asks for a completion
  * @resend: it is a retransmission
  * @has_timeout: the QP has a local ACK timeout to ask for a tail later
+ * @sq_crowded: at least half the send queue's WQEs are not yet completed
  * @unasked: packets sent since the last one that set AckReq
  */
 static inline bool sroce_ackreq_wanted(bool last, bool signaled, bool resend,
-				       bool has_timeout, u32 unasked)
+				       bool has_timeout, bool sq_crowded,
+				       u32 unasked)
 {
 	if (unasked + 1 >= SROCE_ACKREQ_INTERVAL)
 		return true;
-	return last && (signaled || resend || !has_timeout);
+	return last && (signaled || resend || !has_timeout || sq_crowded);
 }
 
 #endif /* SROCE_ACKREQ_H */

@@ -187,7 +187,9 @@ static bool sroce_req_data_ack_req(struct sroce_qp *qp,
 	return sroce_ackreq_wanted(last, qp->sq_sig_all ||
 				   (swqe->send_flags & SROCE_SEND_SIGNALED),
 				   sroce_psn_before(psn, qp->req_psn_max),
-				   qp->attr.timeout != 0, qp->req_unasked);
+				   qp->attr.timeout != 0,
+				   (qp->sq.index - qp->comp_index) * 2 >= qp->sq.depth,
+				   qp->req_unasked);
 }
 
 /*
