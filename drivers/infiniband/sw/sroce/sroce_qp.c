@@ -578,9 +578,11 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
  * Unlocked peek after a doorbell's pass: is anything left that only the
  * thread would send - WQEs not yet fetched or not fully sent, READ
  * responses, a pending kick? A pass that sent everything (loopback: and
- * got it acknowledged) needs no thread wake-up. A stale answer costs one
- * wake-up; work that appears later is kicked by whoever creates it (ACK,
- * timer, READ request, the next doorbell).
+ * got it acknowledged) needs no thread wake-up where the thread does not
+ * poll (one CPU). Where it polls, it is woken anyway: awake beside the
+ * process it takes the next posts without doorbells. A stale answer costs
+ * one wake-up; work that appears later is kicked by whoever creates it
+ * (ACK, timer, READ request, the next doorbell).
  */
 static bool sroce_qp_tx_left(struct sroce_qp *qp)
 {
@@ -608,7 +610,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		return -EOPNOTSUPP;
 	}
 	sroce_stat_inc(qp->sdev, SROCE_STAT_DOORBELLS);
-	if (sroce_req_run(qp) && sroce_qp_tx_left(qp))
+	if (sroce_req_run(qp) && (sroce_tx_polls() || sroce_qp_tx_left(qp)))
 		sroce_tx_kick(qp->sdev);
 	return 0;
 }
