@@ -210,7 +210,10 @@ check_perf() {
 			if ($i !~ /^[0-9.]+$/ && !(kind == "lat" && i == 7 && $i ~ /^-?nan$/)) exit 1 }' ||
 			fail "non-numeric result row: $row"
 		case "$kind" in
-		bw) echo "$row" | awk '{ exit !($5 > 0) }' || fail "zero message rate: $row" ;;
+		# Either figure can print as zero on its own: 2-byte messages round to
+		# 0.00 MB/s, 8 MiB ones to 0.000000 Mpps on a slow guest.
+		bw) echo "$row" | awk '{ exit !($4 > 0 || $5 > 0) }' ||
+			fail "zero bandwidth and message rate: $row" ;;
 		lat) echo "$row" | awk '{ exit !($6 > 0) }' || fail "zero latency: $row" ;;
 		esac
 	done
@@ -391,27 +394,11 @@ run_verbs() {
 	[ "$rc" = 0 ] || fail "sroce_verbs_test exited with status $rc"
 }
 
-# --- default runs of a perftest tool ------------------------------------------------
-# Two sizes (one packet, 64 packets; atomics: 8 bytes), 200 iterations: enough to cross
-# packet boundaries and fill queues, small enough for TCG (make check).
-
-PERF_SIZES="2 65536"
-PERF_ITERS=200
-
-# perftest_default WHERE TOOL KIND: WHERE is loopback or two_hosts.
-perftest_default() {
-	local where=$1 tool=$2 kind=$3 size
-
-	case "$tool" in
-	*atomic*) "perftest_$where" "$tool" "$kind" -n "$PERF_ITERS"; return ;;
-	esac
-	for size in $PERF_SIZES; do
-		"perftest_$where" "$tool" "$kind" -s "$size" -n "$PERF_ITERS"
-	done
-}
-
-# perftest_all WHERE ITERS: every tool with -a (2 B .. 8 MiB), ITERS iterations a
-# size; the atomic tools have one size (8 B) and refuse -a.
+# --- runs of a perftest tool -------------------------------------------------------
+# Every size perftest's -a offers (2 B .. 8 MiB: one packet up to 8192 packets at
+# path MTU 1024), PERF_ITERS iterations a size: each size crosses packet boundaries
+# and fills the queues, and the whole matrix stays within a few minutes of TCG.
+# The atomic tools have one size (8 B) and refuse -a: PERF_ATOMIC_ITERS of it.
 #
 # Local ACK timeout: perftest's default (14: 67 ms, 7 retries, so 0.54 s without
 # an ACK fails the QP) is shorter than the 1-2 s a TCG guest's vCPU stalls on a
@@ -419,17 +406,18 @@ perftest_default() {
 # peer is alive, its ACK just late, and ib_send_lat failed with status 12 (retry
 # exceeded) while every retransmission arrived as a duplicate. 18 (1.07 s a try,
 # 8.6 s in all) rides out such stalls; lost packets are still NAKed at once.
-PERF_ALL_QP_TIMEOUT=18
-perftest_all() {
-	local where=$1 iters=$2 tool all
 
-	for tool in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw \
-		    ib_send_lat ib_write_lat ib_read_lat ib_atomic_lat; do
-		case "$tool" in *atomic*) all= ;; *) all=-a ;; esac
-		# shellcheck disable=SC2086
-		"perftest_$where" "$tool" "${tool##*_}" $all -n "$iters" \
-			-u "$PERF_ALL_QP_TIMEOUT"
-	done
+PERF_ITERS=5
+PERF_QP_TIMEOUT=18
+PERF_ATOMIC_ITERS=200
+
+# perftest_all_sizes WHERE TOOL: WHERE is loopback or two_hosts; the result kind
+# (bw or lat) is the tool's suffix.
+perftest_all_sizes() {
+	local where=$1 tool=$2 sizes=(-a -n "$PERF_ITERS")
+
+	case "$tool" in *atomic*) sizes=(-n "$PERF_ATOMIC_ITERS") ;; esac
+	"perftest_$where" "$tool" "${tool##*_}" "${sizes[@]}" -u "$PERF_QP_TIMEOUT"
 }
 
 # Sizes for ibv_rc_pingpong: a few by default, powers of 4 up to 1 MiB in full.

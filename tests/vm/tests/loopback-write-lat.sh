@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# timeout: 600
 #
 # perftest ib_write_lat on one device (server and client in this guest, TCP over
-# 127.0.0.1): RC WRITE latency for 2 B and 64 KiB; each run must print a results
-# table with a row per size.
+# 127.0.0.1): RC WRITE latency for every size of -a (2 B .. 8 MiB), 5 iterations a size;
+# the run must print a results table with a row per size.
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
 rdma_setup "$@"
-perftest_default loopback ib_write_lat lat
+perftest_all_sizes loopback ib_write_lat

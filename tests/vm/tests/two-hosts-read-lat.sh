@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # hosts: 2
+# timeout: 600
 #
 # perftest ib_read_lat across the link: server on host 0, client on host 1;
-# RC READ latency for 2 B and 64 KiB; the client must print a results table
-# with a row per size.
+# RC READ latency for every size of -a (2 B .. 8 MiB), 5 iterations a size;
+# the client must print a results table with a row per size.
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
 rdma_setup "$@"
 wait_peer 30
-perftest_default two_hosts ib_read_lat lat
+perftest_all_sizes two_hosts ib_read_lat
