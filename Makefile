@@ -36,7 +36,7 @@ help:
 	@echo "make check-debug  the VM suite under the KASAN/lockdep/kmemleak test kernel"
 	@echo "make sparse     build the module with sparse (C=1)"
 	@echo "make bench      perftest on rdma_rxe and sroce in the same guests, ratios in bench/results/"
-	@echo "                (KVER=6.12 for 6.12, QUICK=1 smoke run, TOPOLOGY=loopback|link, CPUS=1|2, POINTS=regex, PARALLEL=1)"
+	@echo "                (KVER=6.12 for 6.12, QUICK=1 smoke run, TOPOLOGY=loopback|link, CPUS=1|2 (default 2), POINTS=regex, PARALLEL=1)"
 	@echo "make install    install module (+depmod), provider and /etc/libibverbs.d/sroce.driver"
 
 setup:
