@@ -255,6 +255,78 @@ static const struct xfer write_zero = { IBV_WR_RDMA_WRITE, 0, false, 1, { 0 } };
 static const struct xfer send_unsignaled = {
 	IBV_WR_SEND, 0, true, 8, { 1, 2, 3, 64, 100, 1000, 1024, 4096 } };
 
+/* --- an unsignaled tail: acknowledged without anyone asking -------------- */
+/*
+ * A requester may leave AckReq off unsignaled messages (sroce does, to save
+ * an ACK per message). A tail of unsignaled WRITEs with nothing after it
+ * must still be acknowledged - at the local ACK timeout at the latest - and
+ * a WRITE posted after a few timeouts must still complete. The counters
+ * test (tests/vm/tests/counters.sh) checks from the hw_counters that the
+ * tail was sent again at the timeout and that this was not a retry; the
+ * server checks every byte.
+ */
+#define TAIL_WRS	2
+#define TAIL_MSG	64		/* bytes a message, and its slot in the buffer */
+
+static int tail_post(struct vt *t, struct vt_ep *ep, const struct vt_buf *b, uint32_t n,
+		     unsigned int flags)
+{
+	struct ibv_sge sg = vt_sge(b, (size_t)n * TAIL_MSG, TAIL_MSG);
+	struct ibv_send_wr wr = vt_wr(IBV_WR_RDMA_WRITE, n, &sg, 1, flags);
+
+	vt_fill(b->p + (size_t)n * TAIL_MSG, TAIL_MSG, n + 1);
+	vt_wr_remote(&wr, ep, (uint64_t)n * TAIL_MSG);
+	return vt_post_send(t, ep, &wr);
+}
+
+/* A few local ACK timeouts (4.096 us * 2^timeout each), plus slack for a
+ * loaded TCG host. */
+static unsigned int tail_wait_ms(uint8_t timeout)
+{
+	return (unsigned int)((4096ULL << timeout) / 1000000) * 4 + 2000;
+}
+
+static int tail_client(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, (TAIL_WRS + 1) * TAIL_MSG, IBV_ACCESS_LOCAL_WRITE);
+	struct vt_qp_opts o;
+	struct vt_ep ep;
+	uint32_t n;
+
+	vt_qp_opts_init(t, &o);
+	o.sig_all = false;
+	if (o.timeout < 14)
+		o.timeout = 14;
+	if (!b || vt_ep_create(t, &ep, &o) || vt_ep_link(t, &ep, NULL))
+		return -1;
+	for (n = 0; n < TAIL_WRS; n++)
+		if (tail_post(t, &ep, b, n, 0))
+			return -1;
+	if (vt_expect_no_wc(t, ep.scq, (int)tail_wait_ms(o.timeout), "after the unsignaled tail") ||
+	    tail_post(t, &ep, b, TAIL_WRS, IBV_SEND_SIGNALED) ||
+	    vt_expect_wc(t, ep.scq, TAIL_WRS, IBV_WC_SUCCESS, NULL, "the signaled WRITE"))
+		return -1;
+	return vt_sync(t);
+}
+
+static int tail_server(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, (TAIL_WRS + 2) * TAIL_MSG, VT_ACCESS_ALL);
+	struct vt_ep ep;
+	uint32_t n;
+
+	if (!b || vt_ep_new(t, &ep))
+		return -1;
+	memset(b->p, GUARD, b->len);
+	if (vt_ep_link(t, &ep, b) || vt_sync(t))
+		return -1;
+	for (n = 0; n <= TAIL_WRS; n++)
+		if (vt_check(t, b->p + (size_t)n * TAIL_MSG, TAIL_MSG, n + 1, "WRITE data"))
+			return -1;
+	return vt_check_byte(t, b->p + (size_t)n * TAIL_MSG, TAIL_MSG, GUARD,
+			     "bytes after the data");
+}
+
 /* --- RDMA READ of one size ---------------------------------------------- */
 
 static int read_client(struct vt *t)
@@ -699,6 +771,8 @@ const struct vt_case vt_ops_cases[] = {
 	  xfer_client, xfer_server, &write_zero },
 	{ "unsignaled", "7 unsignaled SENDs then a signaled one: one completion",
 	  xfer_client, xfer_server, &send_unsignaled },
+	{ "unsignaled_tail", "2 unsignaled WRITEs, nothing for a few ACK timeouts, then a signaled one",
+	  tail_client, tail_server, NULL },
 	{ "solicited", "solicited-only CQ event: SOLICITED wakes, plain SEND does not",
 	  solicited_client, solicited_server, NULL },
 	{ "fence", "READ then fenced SEND of the READ's buffer carries the READ data",

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # cpus: 2
-# timeout: 300
+# timeout: 420
 #
 # The port's hw_counters move with what happens on one device (loopback):
 # packets and bytes by about the size of a known transfer, doorbells rung and
@@ -140,6 +140,15 @@ check_ack_coalescing() {
 	expect_range completer_retry_err 0 0
 }
 
+# Two unsignaled WRITEs with nothing after them go without AckReq; at the
+# local ACK timeout the requester sends them again, this time asking: two
+# packets sent again, not a retry (the responder owed no ACK).
+check_unsignaled_tail() {
+	verbs_case unsignaled_tail
+	expect_range retransmitted_pkts 2 2
+	expect_range completer_retry_err 0 0
+}
+
 # A WRITE with a bad rkey: one remote access NAK, sent and received here.
 check_access() {
 	verbs_case err_bad_rkey
@@ -193,6 +202,7 @@ check_rnr
 check_retry
 check_access
 check_ack_coalescing
+check_unsignaled_tail
 check_restrack
 check_rdma_tool_agrees
 check_link_downed
