@@ -121,6 +121,9 @@ void sroce_comp_arm_timer_locked(struct sroce_qp *qp)
 /* Progress: the retry budgets start over (IBA 9.7.5.2.8). */
 static void sroce_comp_progress(struct sroce_qp *qp, u32 next_psn)
 {
+	sroce_cwnd_on_progress(&qp->cwnd,
+			       max(sroce_psn_diff(next_psn, qp->comp_psn), 0),
+			       next_psn);
 	qp->comp_psn = next_psn;
 	qp->comp_retry_pending = false;
 	qp->retry_left = qp->attr.retry_cnt;
@@ -193,6 +196,13 @@ static struct sroce_swqe *sroce_comp_first_unfinished(struct sroce_qp *qp)
 	return NULL;
 }
 
+/* Packets from @psn on were lost: the congestion window shrinks. */
+static void sroce_comp_loss(struct sroce_qp *qp, enum sroce_cwnd_loss kind,
+			    u32 psn)
+{
+	sroce_cwnd_on_loss(&qp->cwnd, kind, psn, qp->req_psn_max);
+}
+
 /*
  * Responses come in PSN order (IBA 9.7.5.1.1): one for a later request
  * while an earlier one is unanswered means responses were lost. Resend from
@@ -203,6 +213,7 @@ static void sroce_comp_retry_now(struct sroce_qp *qp)
 	if (qp->comp_retry_pending)
 		return;
 	qp->comp_retry_pending = true;
+	sroce_comp_loss(qp, SROCE_CWND_LOSS_NAK, qp->comp_psn);
 	sroce_req_rewind_locked(qp, qp->comp_psn);
 }
 
@@ -253,6 +264,7 @@ static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 	sroce_comp_count_nak(qp, code);
 	switch (code) {
 	case SROCE_NAK_PSN_SEQ_ERROR:
+		sroce_comp_loss(qp, SROCE_CWND_LOSS_NAK, psn);
 		sroce_req_rewind_locked(qp, psn);
 		WRITE_ONCE(qp->tx_pending, true);
 		break;
@@ -441,6 +453,7 @@ static void sroce_comp_timeout_locked(struct sroce_qp *qp)
 		return;
 	}
 	qp->retry_left--;
+	sroce_comp_loss(qp, SROCE_CWND_LOSS_TIMEOUT, qp->comp_psn);
 	sroce_req_rewind_locked(qp, qp->comp_psn);
 }
 

@@ -181,6 +181,7 @@ static void sroce_qp_init_state(struct sroce_qp *qp,
 	init_completion(&qp->released);
 	INIT_LIST_HEAD(&qp->tx_entry);
 	timer_setup(&qp->retry_timer, sroce_comp_retry_timeout, 0);
+	sroce_cwnd_init(&qp->cwnd, SROCE_REQ_WINDOW);
 	qp->sdev = to_sdev(qp->ibqp.device);
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
@@ -297,6 +298,7 @@ static void sroce_qp_apply_attr(struct sroce_qp *qp, const struct ib_qp_attr *at
 		qp->req_psn_max = qp->attr.sq_psn;
 		qp->req_asked_psn = qp->attr.sq_psn;
 		qp->req_unasked = 0;
+		sroce_cwnd_init(&qp->cwnd, SROCE_REQ_WINDOW);
 	}
 	if (mask & IB_QP_TIMEOUT)
 		qp->attr.timeout = attr->timeout;
@@ -633,7 +635,7 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	struct {
 		const char *name;
 		u32 value;
-	} fields[9];
+	} fields[11];
 	struct nlattr *table;
 	int i, n = 0;
 
@@ -647,6 +649,8 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	fields[n++] = (typeof(fields[0])){ "rd_outstanding", qp->rd_outstanding };
 	fields[n++] = (typeof(fields[0])){ "retry_left", qp->retry_left };
 	fields[n++] = (typeof(fields[0])){ "rnr_wait", qp->rnr_wait };
+	fields[n++] = (typeof(fields[0])){ "cwnd", qp->cwnd.cwnd };
+	fields[n++] = (typeof(fields[0])){ "ssthresh", qp->cwnd.ssthresh };
 	spin_unlock_bh(&qp->lock);
 
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);

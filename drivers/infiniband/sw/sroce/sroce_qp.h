@@ -18,6 +18,7 @@
 #include <rdma/sroce-abi.h>
 
 #include "sroce_caps.h"
+#include "sroce_cwnd.h"
 #include "sroce_hdr.h"
 #include "sroce_net.h"
 #include "sroce_queue.h"
@@ -130,6 +131,7 @@ struct sroce_rwqe {
  * @comp_psn: oldest PSN not yet acknowledged: where a retry resumes
  * @comp_retry_pending: a retry from comp_psn was started because responses
  *	went missing; cleared by progress, so one loss causes one retry
+ * @cwnd: congestion window over packets in flight (sroce_cwnd.h)
  * @rd_outstanding: READs and ATOMICs sent and not answered (<= max_rd_atomic)
  * @retry_left, @rnr_retry_left: budgets of the current attempt
  * @rnr_wait: true while backing off after an RNR NAK
@@ -179,6 +181,7 @@ struct sroce_qp {
 	u32 req_asked_psn;
 	u32 comp_psn;
 	bool comp_retry_pending;
+	struct sroce_cwnd cwnd;
 	u32 rd_outstanding;
 	u32 retry_left;
 	u32 rnr_retry_left;

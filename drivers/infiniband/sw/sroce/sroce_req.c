@@ -19,8 +19,7 @@
 #include "sroce_sge.h"
 #include "sroce_stats.h"
 
-/* Packets in flight per QP, and packets per QP per transmit pass. */
-#define SROCE_REQ_WINDOW	256
+/* Packets per QP per transmit pass (in flight: sroce_cwnd.h). */
 #define SROCE_REQ_BUDGET	64
 
 /* Wire opcodes of each position in a message, per work request opcode. */
@@ -243,13 +242,29 @@ static int sroce_req_gather(struct sroce_qp *qp, struct sroce_swqe *swqe,
 			      SROCE_COPY_FROM_MR);
 }
 
+static u32 sroce_req_in_flight(const struct sroce_qp *qp)
+{
+	return sroce_psn_diff(qp->req_psn, qp->comp_psn);
+}
+
+/*
+ * The packet about to go fills the congestion window: ask for an ACK, or
+ * below the AckReq interval nothing would open the window before the
+ * local ACK timeout.
+ */
+static bool sroce_req_fills_cwnd(const struct sroce_qp *qp)
+{
+	return !sroce_cwnd_allows(&qp->cwnd, sroce_req_in_flight(qp) + 1);
+}
+
 /* One packet of a SEND or RDMA WRITE. */
 static int sroce_req_data_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 {
 	u32 offset = swqe->sent, psn = qp->req_psn;
 	u32 len = min(qp->mtu, swqe->length - offset);
 	bool first = !offset, last = offset + len == swqe->length;
-	bool ack_req = sroce_req_data_ack_req(qp, swqe, psn, last);
+	bool ack_req = sroce_req_data_ack_req(qp, swqe, psn, last) ||
+		       sroce_req_fills_cwnd(qp);
 	struct sroce_hdrs h = { .payload_len = len };
 	struct sk_buff *skb;
 	u8 opcode;
@@ -355,7 +370,7 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_swqe *swqe)
 
 	if (qp->rnr_wait)
 		return false;
-	if (sroce_psn_diff(qp->req_psn, qp->comp_psn) >= SROCE_REQ_WINDOW)
+	if (!sroce_cwnd_allows(&qp->cwnd, sroce_req_in_flight(qp)))
 		return false;
 	if (starting && qp->state == IB_QPS_SQD)
 		return false;
