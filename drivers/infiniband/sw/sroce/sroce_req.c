@@ -242,9 +242,13 @@ static int sroce_req_gather(struct sroce_qp *qp, struct sroce_swqe *swqe,
 			      SROCE_COPY_FROM_MR);
 }
 
+/*
+ * After a rewind, late ACKs can move comp_psn past req_psn inside the WQE
+ * being resent: nothing of it is in flight then.
+ */
 static u32 sroce_req_in_flight(const struct sroce_qp *qp)
 {
-	return sroce_psn_diff(qp->req_psn, qp->comp_psn);
+	return max(sroce_psn_diff(qp->req_psn, qp->comp_psn), 0);
 }
 
 /*
