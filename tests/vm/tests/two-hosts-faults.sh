@@ -128,10 +128,11 @@ if condition loss-1pct loss 1%; then
 	condition_done
 fi
 
+# No local ACK timeout is expected here: with the congestion window most
+# losses are NAKed and resent before one; the outages below must time out.
 if condition loss-5pct loss 5%; then
 	verbs_two_hosts "${INTEGRITY[@]}"
 	expect_moved retransmitted_pkts
-	expect_moved completer_retry_err
 	condition_done
 fi
 
