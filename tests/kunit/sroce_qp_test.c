@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: which RC QP state transitions modify_qp accepts, with which
- * attribute masks (IBA 10.3.1, table 91).
+ * attribute masks (IBA 10.3.1, table 91), and that a modify failing its
+ * last check under qp->lock applies nothing.
  */
 #include <kunit/test.h>
 
@@ -67,8 +68,75 @@ static void sroce_qp_transitions_follow_the_iba_table(struct kunit *test)
 	}
 }
 
+#define IRD_OLD		4
+#define IRD_NEW		16
+
+/* A QP in @state with an IRD ring of IRD_OLD; qp->lock initialised. */
+static struct sroce_qp *ird_qp_in(struct kunit *test, enum ib_qp_state state)
+{
+	struct sroce_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	spin_lock_init(&qp->lock);
+	qp->state = state;
+	qp->rd_res = kunit_kcalloc(test, IRD_OLD, sizeof(*qp->rd_res), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp->rd_res);
+	qp->rd_res_count = IRD_OLD;
+	qp->attr.max_dest_rd_atomic = IRD_OLD;
+	return qp;
+}
+
+/* SQD->SQD changing max_dest_rd_atomic, checked while the QP was in SQD. */
+static int commit_ird_resize(struct kunit *test, struct sroce_qp *qp,
+			     struct sroce_rd_res **rd_res)
+{
+	struct ib_qp_attr attr = { .max_dest_rd_atomic = IRD_NEW };
+	struct sroce_av av = {};
+	int err;
+
+	*rd_res = kunit_kcalloc(test, IRD_NEW, sizeof(**rd_res), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, *rd_res);
+	spin_lock_bh(&qp->lock);
+	err = sroce_qp_commit_modify_locked(qp, &attr, IB_QP_MAX_DEST_RD_ATOMIC,
+					    IB_QPS_SQD, IB_QPS_SQD, &av, rd_res);
+	spin_unlock_bh(&qp->lock);
+	return err;
+}
+
+/*
+ * The QP went to ERR between modify_qp's checks and the commit: the modify
+ * fails and the IRD ring is the one it had (the new one is for the caller
+ * to free).
+ */
+static void sroce_qp_failed_modify_keeps_the_ird(struct kunit *test)
+{
+	struct sroce_qp *qp = ird_qp_in(test, IB_QPS_ERR);
+	struct sroce_rd_res *old = qp->rd_res, *rd_res;
+
+	KUNIT_EXPECT_EQ(test, commit_ird_resize(test, qp, &rd_res), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, qp->rd_res, old);
+	KUNIT_EXPECT_EQ(test, qp->rd_res_count, (u32)IRD_OLD);
+	KUNIT_EXPECT_EQ(test, qp->attr.max_dest_rd_atomic, (u8)IRD_OLD);
+	KUNIT_EXPECT_PTR_NE(test, rd_res, old);
+}
+
+/* Still in SQD: the new ring is installed, the old one handed back. */
+static void sroce_qp_committed_modify_resizes_the_ird(struct kunit *test)
+{
+	struct sroce_qp *qp = ird_qp_in(test, IB_QPS_SQD);
+	struct sroce_rd_res *old = qp->rd_res, *rd_res;
+
+	KUNIT_EXPECT_EQ(test, commit_ird_resize(test, qp, &rd_res), 0);
+	KUNIT_EXPECT_PTR_EQ(test, rd_res, old);
+	KUNIT_EXPECT_PTR_NE(test, qp->rd_res, old);
+	KUNIT_EXPECT_EQ(test, qp->rd_res_count, (u32)IRD_NEW);
+	KUNIT_EXPECT_EQ(test, qp->attr.max_dest_rd_atomic, (u8)IRD_NEW);
+}
+
 static struct kunit_case sroce_qp_cases[] = {
 	KUNIT_CASE(sroce_qp_transitions_follow_the_iba_table),
+	KUNIT_CASE(sroce_qp_failed_modify_keeps_the_ird),
+	KUNIT_CASE(sroce_qp_committed_modify_resizes_the_ird),
 	{}
 };
 

@@ -392,24 +392,27 @@ static void sroce_qp_move_rd_res_locked(struct sroce_qp *qp,
 }
 
 /* The IRD ring is sized by max_dest_rd_atomic: allocate before locking. */
-static int sroce_qp_resize_rd_res(struct sroce_qp *qp, u8 count,
-				  struct sroce_rd_res **old)
+static int sroce_qp_alloc_rd_res(u8 count, struct sroce_rd_res **res)
 {
-	struct sroce_rd_res *res = NULL;
+	*res = NULL;
+	if (!count)
+		return 0;
+	*res = kcalloc(count, sizeof(**res), GFP_KERNEL);
+	return *res ? 0 : -ENOMEM;
+}
 
-	if (count) {
-		res = kcalloc(count, sizeof(*res), GFP_KERNEL);
-		if (!res)
-			return -ENOMEM;
-	}
-	spin_lock_bh(&qp->lock);
+/* Install @res (room for @count) as the IRD ring; return the old ring. */
+static struct sroce_rd_res *sroce_qp_swap_rd_res_locked(struct sroce_qp *qp,
+							struct sroce_rd_res *res,
+							u8 count)
+{
+	struct sroce_rd_res *old = qp->rd_res;
+
 	sroce_qp_move_rd_res_locked(qp, res, count);
-	*old = qp->rd_res;
 	qp->rd_res = res;
 	qp->rd_res_count = count;
 	qp->attr.max_dest_rd_atomic = count;
-	spin_unlock_bh(&qp->lock);
-	return 0;
+	return old;
 }
 
 /*
@@ -428,10 +431,47 @@ static int sroce_qp_current_state(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	return 0;
 }
 
+/**
+ * sroce_qp_commit_modify_locked - apply a checked modify_qp, or nothing
+ * @qp: the QP; qp->lock held
+ * @attr: the attributes modify_qp was given
+ * @mask: which of them to apply
+ * @cur: the state the checks were made against
+ * @next: the state asked for
+ * @av: @attr's address vector, converted
+ * @rd_res: in: the new IRD ring if @mask changes max_dest_rd_atomic; out:
+ *	the ring to free (the old one, or the new one if nothing was applied)
+ *
+ * The receive path or the completer may have moved the QP to ERR since it
+ * was checked: the transition must still be legal from there (ERR -> RTS
+ * would revive a flushed QP). A modify that fails changes nothing, the IRD
+ * ring included.
+ *
+ * Return: 0, or -EINVAL if the transition is no longer legal.
+ */
+int sroce_qp_commit_modify_locked(struct sroce_qp *qp,
+				  const struct ib_qp_attr *attr, int mask,
+				  enum ib_qp_state cur, enum ib_qp_state next,
+				  const struct sroce_av *av,
+				  struct sroce_rd_res **rd_res)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->state != cur &&
+	    !sroce_qp_state_transition_valid(qp->state, next, mask))
+		return -EINVAL;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		*rd_res = sroce_qp_swap_rd_res_locked(qp, *rd_res,
+						      attr->max_dest_rd_atomic);
+	sroce_qp_apply_attr(qp, attr, mask, av);
+	if (mask & IB_QP_STATE)
+		sroce_qp_enter_state_locked(qp, next);
+	return 0;
+}
+
 static int sroce_modify_qp_serialised(struct sroce_qp *qp,
 				      struct ib_qp_attr *attr, int mask)
 {
-	struct sroce_rd_res *old_res = NULL;
+	struct sroce_rd_res *rd_res = NULL;
 	enum ib_qp_state cur, next;
 	struct sroce_av av = {};
 	int err;
@@ -446,26 +486,17 @@ static int sroce_modify_qp_serialised(struct sroce_qp *qp,
 	if (!err && (mask & IB_QP_AV))
 		err = sroce_av_from_ah_attr(&av, &attr->ah_attr);
 	if (!err && (mask & IB_QP_MAX_DEST_RD_ATOMIC))
-		err = sroce_qp_resize_rd_res(qp, attr->max_dest_rd_atomic, &old_res);
+		err = sroce_qp_alloc_rd_res(attr->max_dest_rd_atomic, &rd_res);
 	if (err)
 		return err;
-	kfree(old_res);
 
 	spin_lock_bh(&qp->lock);
-	/*
-	 * The receive path or the completer may have moved the QP to ERR
-	 * since it was checked: the transition must still be legal from there
-	 * (ERR -> RTS would revive a flushed QP).
-	 */
-	if (qp->state != cur &&
-	    !sroce_qp_state_transition_valid(qp->state, next, mask)) {
-		spin_unlock_bh(&qp->lock);
-		return -EINVAL;
-	}
-	sroce_qp_apply_attr(qp, attr, mask, &av);
-	if (mask & IB_QP_STATE)
-		sroce_qp_enter_state_locked(qp, next);
+	err = sroce_qp_commit_modify_locked(qp, attr, mask, cur, next, &av,
+					    &rd_res);
 	spin_unlock_bh(&qp->lock);
+	kfree(rd_res);
+	if (err)
+		return err;
 
 	if (next == IB_QPS_RTS || next == IB_QPS_ERR)
 		sroce_tx_kick(qp->sdev);

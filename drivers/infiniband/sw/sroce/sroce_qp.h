@@ -262,5 +262,10 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 bool sroce_qp_state_transition_valid(enum ib_qp_state cur,
 				     enum ib_qp_state next, int mask);
+int sroce_qp_commit_modify_locked(struct sroce_qp *qp,
+				  const struct ib_qp_attr *attr, int mask,
+				  enum ib_qp_state cur, enum ib_qp_state next,
+				  const struct sroce_av *av,
+				  struct sroce_rd_res **rd_res);
 
 #endif /* SROCE_QP_H */
