@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: the responder's ring of IRD resources (READ/ATOMIC answers kept
- * for duplicates, IBA 9.7.5.1).
+ * for duplicates, IBA 9.7.5.1) and which of them answers a duplicate.
  */
 #include <kunit/test.h>
 
 #include "sroce_proto.h"
+#include "sroce_psn.h"
 #include "sroce_qp.h"
 
 #define IRD	4
@@ -72,7 +73,57 @@ static void sroce_resp_no_ird_no_slot(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, sroce_resp_new_rd_res(qp));
 }
 
+/* A READ of @pkts packets at @psn, as sroce_resp_read_op() records it. */
+static void ird_read(struct kunit *test, struct sroce_qp *qp, u32 psn, u32 pkts)
+{
+	struct sroce_rd_res *res = sroce_resp_new_rd_res(qp);
+
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	res->opcode = SROCE_OP_READ_REQUEST;
+	res->first_psn = psn;
+	res->last_psn = sroce_psn_add(psn, pkts - 1);
+}
+
+/*
+ * After a reset every slot is zero and the ring's tail is where it was: a
+ * duplicate READ at PSN 0 (below a new rq_psn) must find no slot, not a
+ * zeroed one (it was answered as an ATOMIC of opcode 0).
+ */
+static void sroce_resp_reset_slots_match_no_duplicate(struct kunit *test)
+{
+	struct sroce_qp *qp = ird_qp(test);
+	u32 pos;
+	int i;
+
+	for (i = 0; i < IRD; i++)
+		ird_read(test, qp, 100 + 10 * i, 2);
+	sroce_resp_reset_locked(qp);
+	KUNIT_EXPECT_NULL(test, sroce_resp_find_rd_res(qp, 0, &pos));
+	KUNIT_EXPECT_NULL(test, sroce_resp_find_rd_res(qp, 100, &pos));
+}
+
+/* A READ still in the ring answers duplicates of each of its PSNs. */
+static void sroce_resp_duplicate_finds_its_read(struct kunit *test)
+{
+	struct sroce_qp *qp = ird_qp(test);
+	struct sroce_rd_res *res;
+	u32 pos;
+
+	ird_read(test, qp, SROCE_PSN_MASK, 3);	/* PSNs 0xffffff, 0, 1 */
+	ird_read(test, qp, 2, 1);
+	res = sroce_resp_find_rd_res(qp, 0, &pos);
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	KUNIT_EXPECT_EQ(test, res->first_psn, (u32)SROCE_PSN_MASK);
+	KUNIT_EXPECT_EQ(test, pos, 0U);
+	res = sroce_resp_find_rd_res(qp, 2, &pos);
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	KUNIT_EXPECT_EQ(test, pos, 1U);
+	KUNIT_EXPECT_NULL(test, sroce_resp_find_rd_res(qp, 3, &pos));
+}
+
 static struct kunit_case sroce_resp_cases[] = {
+	KUNIT_CASE(sroce_resp_reset_slots_match_no_duplicate),
+	KUNIT_CASE(sroce_resp_duplicate_finds_its_read),
 	KUNIT_CASE(sroce_resp_new_read_reuses_a_restarted_oldest_slot),
 	KUNIT_CASE(sroce_resp_new_read_keeps_a_later_head),
 	KUNIT_CASE(sroce_resp_no_ird_no_slot),

@@ -93,6 +93,7 @@ struct sroce_rd_res {
 	u32 sent;		/* READ response bytes already sent */
 	u64 atomic_orig;	/* ATOMIC result, replayed for duplicates */
 	bool pending;		/* responses still to send */
+	bool valid;		/* holds a request: a zeroed slot matches no PSN */
 };
 
 /* Receive in progress: the validated copy of the RQ WQE being filled. */

@@ -303,6 +303,7 @@ struct sroce_rd_res *sroce_resp_new_rd_res(struct sroce_qp *qp)
 	if (qp->rd_res_tail - qp->rd_res_head > qp->rd_res_count)
 		qp->rd_res_head = qp->rd_res_tail - qp->rd_res_count;
 	memset(res, 0, sizeof(*res));
+	res->valid = true;
 	return res;
 }
 
@@ -489,9 +490,19 @@ static bool sroce_resp_qp_receives(const struct sroce_qp *qp)
 	       qp->state == IB_QPS_SQD;
 }
 
-/* The IRD resource that answered @psn, for a duplicate request. */
-static struct sroce_rd_res *sroce_resp_find_rd_res(struct sroce_qp *qp, u32 psn,
-						   u32 *pos)
+/**
+ * sroce_resp_find_rd_res - the IRD resource that answered a duplicate
+ * @qp: the QP; qp->lock held
+ * @psn: the duplicate request's PSN
+ * @pos: set to the resource's position in the ring (as rd_res_tail counts)
+ *
+ * Slots that never held a request, or were cleared by a reset, are zero:
+ * their PSN range [0, 0] must not answer a duplicate at PSN 0.
+ *
+ * Return: the resource, or NULL (the duplicate is dropped, IBA 9.7.5.1.1).
+ */
+struct sroce_rd_res *sroce_resp_find_rd_res(struct sroce_qp *qp, u32 psn,
+					    u32 *pos)
 {
 	u32 n = min(qp->rd_res_tail, qp->rd_res_count), i;
 
@@ -499,7 +510,7 @@ static struct sroce_rd_res *sroce_resp_find_rd_res(struct sroce_qp *qp, u32 psn,
 		struct sroce_rd_res *res =
 			&qp->rd_res[(qp->rd_res_tail - i) % qp->rd_res_count];
 
-		if (!sroce_psn_before(psn, res->first_psn) &&
+		if (res->valid && !sroce_psn_before(psn, res->first_psn) &&
 		    !sroce_psn_after(psn, res->last_psn)) {
 			*pos = qp->rd_res_tail - i;
 			return res;
