@@ -6,48 +6,57 @@
 
 #include "sroce_ackreq.h"
 
-/* Arguments: last, signaled, resend, has_timeout, sq_crowded, unasked. */
+/* Fields left out are false/0; has_timeout is set in most cases. */
+#define ASKS(...)	sroce_ackreq_wanted(&(const struct sroce_ackreq_in){ __VA_ARGS__ })
 
 static void sroce_ackreq_signaled_last_packet_asks(struct kunit *test)
 {
-	KUNIT_EXPECT_TRUE(test, sroce_ackreq_wanted(true, true, false, true, false, 0));
-	KUNIT_EXPECT_FALSE(test, sroce_ackreq_wanted(false, true, false, true, false, 0));
+	KUNIT_EXPECT_TRUE(test, ASKS(.last = true, .signaled = true, .has_timeout = true));
+	KUNIT_EXPECT_FALSE(test, ASKS(.signaled = true, .has_timeout = true));
 }
 
 static void sroce_ackreq_unsignaled_message_does_not_ask(struct kunit *test)
 {
-	KUNIT_EXPECT_FALSE(test, sroce_ackreq_wanted(true, false, false, true, false, 0));
-	KUNIT_EXPECT_FALSE(test, sroce_ackreq_wanted(true, false, false, true, false,
-						     SROCE_ACKREQ_INTERVAL - 2));
+	KUNIT_EXPECT_FALSE(test, ASKS(.last = true, .has_timeout = true));
+	KUNIT_EXPECT_FALSE(test, ASKS(.last = true, .has_timeout = true,
+				      .unasked = SROCE_ACKREQ_INTERVAL - 2));
 }
 
 static void sroce_ackreq_every_interval_packets_asks(struct kunit *test)
 {
-	KUNIT_EXPECT_TRUE(test, sroce_ackreq_wanted(false, false, false, true, false,
-						    SROCE_ACKREQ_INTERVAL - 1));
-	KUNIT_EXPECT_TRUE(test, sroce_ackreq_wanted(true, false, false, true, false,
-						    SROCE_ACKREQ_INTERVAL - 1));
+	KUNIT_EXPECT_TRUE(test, ASKS(.has_timeout = true,
+				     .unasked = SROCE_ACKREQ_INTERVAL - 1));
+	KUNIT_EXPECT_TRUE(test, ASKS(.last = true, .has_timeout = true,
+				     .unasked = SROCE_ACKREQ_INTERVAL - 1));
 	/* Past the interval (it is never skipped, but stay safe). */
-	KUNIT_EXPECT_TRUE(test, sroce_ackreq_wanted(false, false, false, true, false,
-						    SROCE_ACKREQ_INTERVAL + 5));
+	KUNIT_EXPECT_TRUE(test, ASKS(.has_timeout = true,
+				     .unasked = SROCE_ACKREQ_INTERVAL + 5));
 }
 
 static void sroce_ackreq_retransmitted_last_packet_asks(struct kunit *test)
 {
-	KUNIT_EXPECT_TRUE(test, sroce_ackreq_wanted(true, false, true, true, false, 0));
-	KUNIT_EXPECT_FALSE(test, sroce_ackreq_wanted(false, false, true, true, false, 0));
+	KUNIT_EXPECT_TRUE(test, ASKS(.last = true, .resend = true, .has_timeout = true));
+	KUNIT_EXPECT_FALSE(test, ASKS(.resend = true, .has_timeout = true));
 }
 
 static void sroce_ackreq_without_timeout_every_message_asks(struct kunit *test)
 {
-	KUNIT_EXPECT_TRUE(test, sroce_ackreq_wanted(true, false, false, false, false, 0));
-	KUNIT_EXPECT_FALSE(test, sroce_ackreq_wanted(false, false, false, false, false, 0));
+	KUNIT_EXPECT_TRUE(test, ASKS(.last = true));
+	KUNIT_EXPECT_FALSE(test, ASKS(.last = false));
 }
 
 static void sroce_ackreq_crowded_send_queue_asks(struct kunit *test)
 {
-	KUNIT_EXPECT_TRUE(test, sroce_ackreq_wanted(true, false, false, true, true, 0));
-	KUNIT_EXPECT_FALSE(test, sroce_ackreq_wanted(false, false, false, true, true, 0));
+	KUNIT_EXPECT_TRUE(test, ASKS(.last = true, .has_timeout = true, .sq_crowded = true));
+	KUNIT_EXPECT_FALSE(test, ASKS(.has_timeout = true, .sq_crowded = true));
+}
+
+/* Any packet that fills the window asks, mid-message and unsignaled too. */
+static void sroce_ackreq_packet_filling_the_window_asks(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, ASKS(.has_timeout = true, .fills_cwnd = true));
+	KUNIT_EXPECT_TRUE(test, ASKS(.last = true, .has_timeout = true, .fills_cwnd = true));
+	KUNIT_EXPECT_FALSE(test, ASKS(.has_timeout = true, .unasked = 3));
 }
 
 static struct kunit_case sroce_ackreq_cases[] = {
@@ -57,6 +66,7 @@ static struct kunit_case sroce_ackreq_cases[] = {
 	KUNIT_CASE(sroce_ackreq_retransmitted_last_packet_asks),
 	KUNIT_CASE(sroce_ackreq_without_timeout_every_message_asks),
 	KUNIT_CASE(sroce_ackreq_crowded_send_queue_asks),
+	KUNIT_CASE(sroce_ackreq_packet_filling_the_window_asks),
 	{}
 };
 

@@ -19,7 +19,9 @@
  *  - the last packet of a message sent again: a retransmission wants an
  *    answer, or the next timeout would find nothing asked;
  *  - every last packet when the QP has no local ACK timeout (timeout 0):
- *    nothing would ever ask for an unsignaled tail.
+ *    nothing would ever ask for an unsignaled tail;
+ *  - any packet that fills the congestion window: below the AckReq interval
+ *    nothing else would open the window before the local ACK timeout.
  * An unsignaled tail sent without AckReq is asked for when the local ACK
  * timer fires (sroce_comp.c): it is sent again with AckReq, and that does
  * not count as a retry, since the responder owed no ACK.
@@ -33,21 +35,32 @@
 #define SROCE_ACKREQ_INTERVAL	32
 
 /**
- * sroce_ackreq_wanted - does a SEND/WRITE packet set AckReq?
+ * struct sroce_ackreq_in - what the AckReq policy looks at, for one packet
  * @last: it is the last packet of its message
  * @signaled: its work request asks for a completion
  * @resend: it is a retransmission
  * @has_timeout: the QP has a local ACK timeout to ask for a tail later
  * @sq_crowded: at least half the send queue's WQEs are not yet completed
+ * @fills_cwnd: with it in flight the congestion window is full
  * @unasked: packets sent since the last one that set AckReq
  */
-static inline bool sroce_ackreq_wanted(bool last, bool signaled, bool resend,
-				       bool has_timeout, bool sq_crowded,
-				       u32 unasked)
+struct sroce_ackreq_in {
+	bool last;
+	bool signaled;
+	bool resend;
+	bool has_timeout;
+	bool sq_crowded;
+	bool fills_cwnd;
+	u32 unasked;
+};
+
+/* Does a SEND/WRITE packet set AckReq? */
+static inline bool sroce_ackreq_wanted(const struct sroce_ackreq_in *in)
 {
-	if (unasked + 1 >= SROCE_ACKREQ_INTERVAL)
+	if (in->unasked + 1 >= SROCE_ACKREQ_INTERVAL || in->fills_cwnd)
 		return true;
-	return last && (signaled || resend || !has_timeout || sq_crowded);
+	return in->last && (in->signaled || in->resend || !in->has_timeout ||
+			    in->sq_crowded);
 }
 
 #endif /* SROCE_ACKREQ_H */

@@ -178,17 +178,26 @@ static void sroce_req_init_bth(struct sroce_qp *qp, struct sroce_hdrs *h,
 	}
 }
 
-/* AckReq for a SEND/WRITE packet at @psn (policy in sroce_ackreq.h). */
+/*
+ * AckReq for a SEND/WRITE packet at @psn (policy in sroce_ackreq.h), with
+ * @in_flight packets unacknowledged before it.
+ */
 static bool sroce_req_data_ack_req(struct sroce_qp *qp,
 				   const struct sroce_swqe *swqe, u32 psn,
-				   bool last)
+				   bool last, u32 in_flight)
 {
-	return sroce_ackreq_wanted(last, qp->sq_sig_all ||
-				   (swqe->send_flags & SROCE_SEND_SIGNALED),
-				   sroce_psn_before(psn, qp->req_psn_max),
-				   qp->attr.timeout != 0,
-				   (qp->sq.index - qp->comp_index) * 2 >= qp->sq.depth,
-				   qp->req_unasked);
+	const struct sroce_ackreq_in in = {
+		.last = last,
+		.signaled = qp->sq_sig_all ||
+			    (swqe->send_flags & SROCE_SEND_SIGNALED),
+		.resend = sroce_psn_before(psn, qp->req_psn_max),
+		.has_timeout = qp->attr.timeout != 0,
+		.sq_crowded = (qp->sq.index - qp->comp_index) * 2 >= qp->sq.depth,
+		.fills_cwnd = !sroce_cwnd_allows(&qp->cwnd, in_flight + 1),
+		.unasked = qp->req_unasked,
+	};
+
+	return sroce_ackreq_wanted(&in);
 }
 
 /*
@@ -251,24 +260,14 @@ static u32 sroce_req_in_flight(const struct sroce_qp *qp)
 	return max(sroce_psn_diff(qp->req_psn, qp->comp_psn), 0);
 }
 
-/*
- * The packet about to go fills the congestion window: ask for an ACK, or
- * below the AckReq interval nothing would open the window before the
- * local ACK timeout.
- */
-static bool sroce_req_fills_cwnd(const struct sroce_qp *qp)
-{
-	return !sroce_cwnd_allows(&qp->cwnd, sroce_req_in_flight(qp) + 1);
-}
-
-/* One packet of a SEND or RDMA WRITE. */
-static int sroce_req_data_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
+/* One packet of a SEND or RDMA WRITE, @in_flight packets unacknowledged. */
+static int sroce_req_data_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe,
+			      u32 in_flight)
 {
 	u32 offset = swqe->sent, psn = qp->req_psn;
 	u32 len = min(qp->mtu, swqe->length - offset);
 	bool first = !offset, last = offset + len == swqe->length;
-	bool ack_req = sroce_req_data_ack_req(qp, swqe, psn, last) ||
-		       sroce_req_fills_cwnd(qp);
+	bool ack_req = sroce_req_data_ack_req(qp, swqe, psn, last, in_flight);
 	struct sroce_hdrs h = { .payload_len = len };
 	struct sk_buff *skb;
 	u8 opcode;
@@ -355,26 +354,29 @@ static int sroce_req_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	return 0;
 }
 
-static int sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
+static int sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe,
+			      u32 in_flight)
 {
 	if (swqe->opcode == SROCE_WR_RDMA_READ)
 		return sroce_req_read_pkt(qp, swqe);
 	if (sroce_wr_is_atomic(swqe->opcode))
 		return sroce_req_atomic_pkt(qp, swqe);
-	return sroce_req_data_pkt(qp, swqe);
+	return sroce_req_data_pkt(qp, swqe, in_flight);
 }
 
 /*
- * May this WQE put a packet on the wire now? "Starting" means it never
- * sent one: a WQE rewound to its first PSN is resent even in SQD.
+ * May this WQE put a packet on the wire now, with @in_flight packets
+ * unacknowledged? "Starting" means it never sent one: a WQE rewound to its
+ * first PSN is resent even in SQD.
  */
-static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_swqe *swqe)
+static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_swqe *swqe,
+			       u32 in_flight)
 {
 	bool starting = !swqe->psns_set;
 
 	if (qp->rnr_wait)
 		return false;
-	if (!sroce_cwnd_allows(&qp->cwnd, sroce_req_in_flight(qp)))
+	if (!sroce_cwnd_allows(&qp->cwnd, in_flight))
 		return false;
 	if (starting && qp->state == IB_QPS_SQD)
 		return false;
@@ -403,6 +405,7 @@ static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 	while (*budget > 0 && qp->req_index != qp->sq.index) {
 		struct sroce_swqe *swqe =
 			&qp->swqes[qp->req_index & (qp->sq.depth - 1)];
+		u32 in_flight;
 		bool resend;
 		int err;
 
@@ -417,12 +420,13 @@ static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 			qp->req_index++;
 			continue;
 		}
-		if (!sroce_req_may_send(qp, swqe))
+		in_flight = sroce_req_in_flight(qp);
+		if (!sroce_req_may_send(qp, swqe, in_flight))
 			break;
 		sroce_req_count_rd_atomic(qp, swqe);
 		/* Below the highest PSN sent: a rewind is resending it. */
 		resend = sroce_psn_before(qp->req_psn, qp->req_psn_max);
-		err = sroce_req_send_pkt(qp, swqe);
+		err = sroce_req_send_pkt(qp, swqe, in_flight);
 		if (err == -ENOMEM)
 			break;
 		if (err) {
