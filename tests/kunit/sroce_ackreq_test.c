@@ -59,6 +59,13 @@ static void sroce_ackreq_packet_filling_the_window_asks(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, ASKS(.has_timeout = true, .unasked = 3));
 }
 
+/* In SQD every message's last packet asks: SQ_DRAINED waits for it. */
+static void sroce_ackreq_draining_last_packet_asks(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, ASKS(.last = true, .has_timeout = true, .draining = true));
+	KUNIT_EXPECT_FALSE(test, ASKS(.has_timeout = true, .draining = true));
+}
+
 static struct kunit_case sroce_ackreq_cases[] = {
 	KUNIT_CASE(sroce_ackreq_signaled_last_packet_asks),
 	KUNIT_CASE(sroce_ackreq_unsignaled_message_does_not_ask),
@@ -67,6 +74,7 @@ static struct kunit_case sroce_ackreq_cases[] = {
 	KUNIT_CASE(sroce_ackreq_without_timeout_every_message_asks),
 	KUNIT_CASE(sroce_ackreq_crowded_send_queue_asks),
 	KUNIT_CASE(sroce_ackreq_packet_filling_the_window_asks),
+	KUNIT_CASE(sroce_ackreq_draining_last_packet_asks),
 	{}
 };
 

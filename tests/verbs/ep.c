@@ -305,7 +305,7 @@ int vt_post_recv(struct vt *t, struct vt_ep *ep, uint64_t wr_id, struct ibv_sge 
 			    (unsigned long long)wr_id, strerror(rc)) : 0;
 }
 
-static long long now_ms(void)
+long long vt_now_ms(void)
 {
 	struct timespec ts;
 
@@ -316,7 +316,7 @@ static long long now_ms(void)
 /* Poll until ms have passed: 1 = a completion, 0 = none, -1 = poll error. */
 static int poll_for(struct vt *t, struct ibv_cq *cq, struct ibv_wc *wc, int ms, const char *what)
 {
-	long long end = now_ms() + ms;
+	long long end = vt_now_ms() + ms;
 	unsigned int spins = 0;
 	int n;
 
@@ -324,7 +324,7 @@ static int poll_for(struct vt *t, struct ibv_cq *cq, struct ibv_wc *wc, int ms, 
 		n = ibv_poll_cq(cq, 1, wc);
 		if (n)
 			return n > 0 ? 1 : vt_fail(t, "%s: ibv_poll_cq returned %d", what, n);
-		if (now_ms() >= end)
+		if (vt_now_ms() >= end)
 			return 0;
 		/* Spin briefly, then yield: a software device under emulation
 		 * needs the CPU we would burn. */
@@ -401,14 +401,14 @@ static const char *state_name(int st)
 int vt_expect_state(struct vt *t, struct ibv_qp *qp, enum ibv_qp_state st, int ms,
 		    const char *what)
 {
-	long long end = now_ms() + ms;
+	long long end = vt_now_ms() + ms;
 	int cur;
 
 	for (;;) {
 		cur = vt_qp_state(t, qp);
 		if (cur < 0 || cur == (int)st)
 			return cur < 0 ? -1 : 0;
-		if (now_ms() >= end)
+		if (vt_now_ms() >= end)
 			return vt_fail(t, "%s: QP state %s, expected %s", what,
 				       state_name(cur), state_name(st));
 		usleep(10 * 1000);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -546,6 +547,95 @@ static int sqd_ird_resize_server(struct vt *t)
 	return vt_sync(t);
 }
 
+#define TAIL_WRITES	4		/* unsignaled, one packet each */
+#define TAIL_LEN	256
+#define TAIL_TIMEOUT	20		/* ACK timeout 4.096 us * 2^20: 4.3 s */
+#define TAIL_DRAIN_MS	1000		/* a quarter of it: no timeout in between */
+
+static int sqd_tail_write(struct vt *t, struct vt_ep *ep, struct vt_buf *b, int i, int flags)
+{
+	struct ibv_sge sg = vt_sge(b, (size_t)i * TAIL_LEN, TAIL_LEN);
+	struct ibv_send_wr wr = vt_wr(IBV_WR_RDMA_WRITE, i, &sg, 1, flags);
+
+	vt_wr_remote(&wr, ep, (size_t)i * TAIL_LEN);
+	return vt_post_send(t, ep, &wr);
+}
+
+/*
+ * RTS->SQD when the last messages sent were unsignaled WRITEs (no AckReq):
+ * SQ_DRAINED comes well before the local ACK timeout, because entering SQD
+ * asks for the ACK at once instead of waiting for the timer to ask.
+ */
+static int sqd_tail_client(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, (size_t)(TAIL_WRITES + 1) * TAIL_LEN, IBV_ACCESS_LOCAL_WRITE);
+	uint64_t seed = vt_rand(t);
+	struct vt_qp_opts o;
+	struct vt_ep ep;
+	long long start, ms;
+	int i;
+
+	vt_qp_opts_init(t, &o);
+	o.timeout = TAIL_TIMEOUT;
+	o.sig_all = false;
+	if (!b || vt_ep_create(t, &ep, &o) || vt_ep_link(t, &ep, NULL) || vt_put_u64(t, seed))
+		return -1;
+	vt_fill(b->p, (size_t)(TAIL_WRITES + 1) * TAIL_LEN, seed);
+	for (i = 0; i < TAIL_WRITES; i++)
+		if (sqd_tail_write(t, &ep, b, i, 0))
+			return -1;
+	if (vt_sync(t))		/* the server saw the WRITEs land: all were sent */
+		return -1;
+	start = vt_now_ms();
+	if (sqd_modify(t, ep.qp, IBV_QPS_SQD) ||
+	    vt_wait_async(t, IBV_EVENT_SQ_DRAINED, ep.qp))
+		return -1;
+	ms = vt_now_ms() - start;
+	vt_note(t, "SQ_DRAINED %lld ms after RTS->SQD (ACK timeout ~4300 ms)", ms);
+	if (ms > TAIL_DRAIN_MS)
+		return vt_fail(t, "SQ_DRAINED after %lld ms: the unsignaled tail waited for the ACK timeout",
+			       ms);
+	if (sqd_modify(t, ep.qp, IBV_QPS_RTS) ||
+	    sqd_tail_write(t, &ep, b, TAIL_WRITES, IBV_SEND_SIGNALED) ||
+	    vt_expect_wc(t, ep.scq, TAIL_WRITES, IBV_WC_SUCCESS, NULL, "WRITE after SQD"))
+		return -1;
+	return vt_sync(t);
+}
+
+/* Wait (up to the case's wait time) until the first len bytes are seed's. */
+static int sqd_tail_wait_data(struct vt *t, const struct vt_buf *b, size_t len, uint64_t seed)
+{
+	unsigned char *want = malloc(len);
+	long long end = vt_now_ms() + t->opts->wait_ms;
+	int same;
+
+	if (!want)
+		return vt_fail(t, "out of memory");
+	vt_fill(want, len, seed);
+	while (!(same = !memcmp((const void *)b->p, want, len)) && vt_now_ms() < end)
+		usleep(1000);
+	free(want);
+	return same ? 0 : vt_fail(t, "the unsignaled WRITEs did not land within %d ms",
+				  t->opts->wait_ms);
+}
+
+static int sqd_tail_server(struct vt *t)
+{
+	size_t len = (size_t)(TAIL_WRITES + 1) * TAIL_LEN;
+	struct vt_buf *b = vt_buf(t, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	struct vt_ep ep;
+	uint64_t seed;
+
+	if (!b)
+		return -1;
+	memset(b->p, GUARD, len);
+	if (vt_ep_new(t, &ep) || vt_ep_link(t, &ep, b) || vt_get_u64(t, &seed) ||
+	    sqd_tail_wait_data(t, b, (size_t)TAIL_WRITES * TAIL_LEN, seed) || vt_sync(t) ||
+	    vt_sync(t))
+		return -1;
+	return vt_check(t, b->p, len, seed, "data written");
+}
+
 /* --- transmit thread idle ------------------------------------------------- */
 
 #define TX_IDLE_MS	1000
@@ -660,6 +750,8 @@ const struct vt_case vt_object_cases[] = {
 	  sqd_rnr_client, sqd_rnr_server, NULL },
 	{ "sqd_ird_resize", "SQD->SQD raising max_dest_rd_atomic while READs are answered: they complete with the right data",
 	  sqd_ird_resize_client, sqd_ird_resize_server, NULL },
+	{ "sqd_unsignaled_tail", "RTS->SQD after unsignaled WRITEs (no AckReq): SQ_DRAINED well before the ACK timeout, then RTS resumes",
+	  sqd_tail_client, sqd_tail_server, NULL },
 	{ "tx_idle_init_post", "a SEND posted in INIT waits without keeping the transmit thread busy, goes out at RTS",
 	  tx_idle_client, tx_idle_server, NULL },
 	{ NULL },

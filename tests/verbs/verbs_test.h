@@ -146,6 +146,8 @@ void vt_fill(void *p, size_t len, uint64_t seed);
 int vt_check(struct vt *t, const void *p, size_t len, uint64_t seed, const char *what);
 int vt_check_byte(struct vt *t, const void *p, size_t len, uint8_t byte, const char *what);
 int vt_wait_fd(struct vt *t, int fd, int ms);
+/* CLOCK_MONOTONIC in milliseconds. */
+long long vt_now_ms(void);
 int vt_wait_async(struct vt *t, enum ibv_event_type type, const void *element);
 
 /* ep.c: one RC QP and its peer */

@@ -21,10 +21,13 @@
  *  - every last packet when the QP has no local ACK timeout (timeout 0):
  *    nothing would ever ask for an unsignaled tail;
  *  - any packet that fills the congestion window: below the AckReq interval
- *    nothing else would open the window before the local ACK timeout.
+ *    nothing else would open the window before the local ACK timeout;
+ *  - the last packet of a message sent while the send queue drains (SQD):
+ *    SQ_DRAINED waits for its ACK.
  * An unsignaled tail sent without AckReq is asked for when the local ACK
- * timer fires (sroce_comp.c): it is sent again with AckReq, and that does
- * not count as a retry, since the responder owed no ACK.
+ * timer fires (sroce_comp.c), or at once when the QP enters SQD: it is sent
+ * again with AckReq, and that does not count as a retry, since the
+ * responder owed no ACK.
  * READ and ATOMIC requests always set AckReq; their responses are answers.
  */
 #ifndef SROCE_ACKREQ_H
@@ -42,6 +45,7 @@
  * @has_timeout: the QP has a local ACK timeout to ask for a tail later
  * @sq_crowded: at least half the send queue's WQEs are not yet completed
  * @fills_cwnd: with it in flight the congestion window is full
+ * @draining: the QP is in SQD, waiting for its send queue to drain
  * @unasked: packets sent since the last one that set AckReq
  */
 struct sroce_ackreq_in {
@@ -51,6 +55,7 @@ struct sroce_ackreq_in {
 	bool has_timeout;
 	bool sq_crowded;
 	bool fills_cwnd;
+	bool draining;
 	u32 unasked;
 };
 
@@ -60,7 +65,7 @@ static inline bool sroce_ackreq_wanted(const struct sroce_ackreq_in *in)
 	if (in->unasked + 1 >= SROCE_ACKREQ_INTERVAL || in->fills_cwnd)
 		return true;
 	return in->last && (in->signaled || in->resend || !in->has_timeout ||
-			    in->sq_crowded);
+			    in->sq_crowded || in->draining);
 }
 
 #endif /* SROCE_ACKREQ_H */

@@ -428,6 +428,27 @@ out:
 	return taken;
 }
 
+/**
+ * sroce_comp_ask_tail_locked - ask for the ACK of an unasked tail
+ * @qp: the QP; qp->lock held
+ *
+ * When every packet that asked for an ACK got one, the unacknowledged rest
+ * is a tail sent without AckReq: the responder owes no ACK for it. Send it
+ * again asking (the last packet of a retransmitted message sets AckReq);
+ * this is not a retry. The caller has the transmit side run.
+ *
+ * Return: true if there was such a tail.
+ */
+bool sroce_comp_ask_tail_locked(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	if (!sroce_comp_oldest(qp) || qp->comp_psn == qp->req_psn_max ||
+	    sroce_psn_before(qp->comp_psn, qp->req_asked_psn))
+		return false;
+	sroce_req_rewind_locked(qp, qp->comp_psn);
+	return true;
+}
+
 static void sroce_comp_timeout_locked(struct sroce_qp *qp)
 {
 	if (qp->rnr_wait) {
@@ -437,14 +458,8 @@ static void sroce_comp_timeout_locked(struct sroce_qp *qp)
 	/* After a rewind nothing may be in flight yet: still retry. */
 	if (!sroce_comp_oldest(qp) || qp->comp_psn == qp->req_psn_max)
 		return;
-	/*
-	 * Every packet that asked for an ACK got one: the rest is a tail sent
-	 * without AckReq. Send it again asking; not a retry.
-	 */
-	if (!sroce_psn_before(qp->comp_psn, qp->req_asked_psn)) {
-		sroce_req_rewind_locked(qp, qp->comp_psn);
+	if (sroce_comp_ask_tail_locked(qp))
 		return;
-	}
 	sroce_stat_inc(qp->sdev, SROCE_STAT_COMPLETER_RETRY_ERR);
 	if (!qp->retry_left) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RETRY_EXCEEDED_ERR);

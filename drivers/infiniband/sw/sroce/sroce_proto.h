@@ -46,6 +46,7 @@ void sroce_comp_retry_timeout(struct timer_list *t);
 void sroce_comp_arm_timer_locked(struct sroce_qp *qp);
 void sroce_complete_swqe_locked(struct sroce_qp *qp, struct sroce_swqe *swqe);
 void sroce_comp_advance_locked(struct sroce_qp *qp);
+bool sroce_comp_ask_tail_locked(struct sroce_qp *qp);
 
 /* sroce_resp.c */
 bool sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,

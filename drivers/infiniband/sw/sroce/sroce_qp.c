@@ -335,6 +335,19 @@ static void sroce_qp_reset_locked(struct sroce_qp *qp)
 	qp->rnr_wait = false;
 }
 
+/*
+ * The drain ends with the ACK of the last packet sent: if that packet did
+ * not ask for one, ask now rather than at the local ACK timeout (seconds
+ * with a large timeout). An RNR back-off resends with AckReq anyway.
+ */
+static void sroce_qp_sqd_ask_tail_locked(struct sroce_qp *qp)
+{
+	if (qp->rnr_wait || !sroce_comp_ask_tail_locked(qp))
+		return;
+	WRITE_ONCE(qp->tx_pending, true);
+	sroce_tx_kick(qp->sdev);
+}
+
 /* Side effects of entering a state; qp->lock held. */
 static void sroce_qp_enter_state_locked(struct sroce_qp *qp,
 					enum ib_qp_state next)
@@ -359,6 +372,7 @@ static void sroce_qp_enter_state_locked(struct sroce_qp *qp,
 	case IB_QPS_SQD:
 		if (prev == IB_QPS_RTS) {
 			qp->sqd_notify = qp->attr.en_sqd_async_notify;
+			sroce_qp_sqd_ask_tail_locked(qp);
 			sroce_qp_sqd_check_locked(qp);
 		}
 		break;

@@ -194,6 +194,7 @@ static bool sroce_req_data_ack_req(struct sroce_qp *qp,
 		.has_timeout = qp->attr.timeout != 0,
 		.sq_crowded = (qp->sq.index - qp->comp_index) * 2 >= qp->sq.depth,
 		.fills_cwnd = !sroce_cwnd_allows(&qp->cwnd, in_flight + 1),
+		.draining = qp->state == IB_QPS_SQD,
 		.unasked = qp->req_unasked,
 	};
 
