@@ -524,25 +524,69 @@ static int sqd_ird_resize_client(struct vt *t)
 	return vt_sync(t);
 }
 
-static int sqd_ird_resize_server(struct vt *t)
+/* SQD->SQD max_dest_rd_atomic IRD_GROWN: done. */
+static int ird_grow(struct vt *t, struct ibv_qp *qp)
 {
+	struct ibv_qp_attr a = { .max_dest_rd_atomic = IRD_GROWN };
+	int rc = ibv_modify_qp(qp, &a, IBV_QP_MAX_DEST_RD_ATOMIC);
+
+	return rc ? vt_fail(t, "SQD->SQD max_dest_rd_atomic %d: %s", IRD_GROWN, strerror(rc)) : 0;
+}
+
+static int ird_now(struct vt *t, struct ibv_qp *qp, int *ird)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+	int rc = ibv_query_qp(qp, &a, IBV_QP_MAX_DEST_RD_ATOMIC, &init);
+
+	*ird = a.max_dest_rd_atomic;
+	return rc ? vt_fail(t, "ibv_query_qp: %s", strerror(rc)) : 0;
+}
+
+/*
+ * The same modify claiming the QP is in RTS fails (EINVAL) and changes
+ * nothing: max_dest_rd_atomic and the IRD ring stay as they were.
+ */
+static int ird_grow_refused(struct vt *t, struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = { .cur_qp_state = IBV_QPS_RTS, .max_dest_rd_atomic = IRD_GROWN };
+	int rc, before, after;
+
+	if (ird_now(t, qp, &before))
+		return -1;
+	rc = ibv_modify_qp(qp, &a, IBV_QP_CUR_STATE | IBV_QP_MAX_DEST_RD_ATOMIC);
+	if (rc != EINVAL)
+		return vt_fail(t, "SQD->SQD max_dest_rd_atomic claiming RTS: %s, expected EINVAL",
+			       rc ? strerror(rc) : "success");
+	if (ird_now(t, qp, &after))
+		return -1;
+	if (after != before)
+		return vt_fail(t, "max_dest_rd_atomic %d after a failed modify, was %d", after, before);
+	return 0;
+}
+
+/* What a sqd_ird_* case does to the IRD in SQD. */
+struct ird_step {
+	int (*modify)(struct vt *t, struct ibv_qp *qp);
+};
+
+static const struct ird_step ird_grown = { ird_grow }, ird_refused = { ird_grow_refused };
+
+/* In SQD while answering the client's READs, run the case's modify (t->arg). */
+static int sqd_ird_server(struct vt *t)
+{
+	const struct ird_step *step = t->arg;
 	struct vt_buf *b = vt_buf(t, (size_t)IRD_READS * IRD_LEN,
 				  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
-	struct ibv_qp_attr a = { .max_dest_rd_atomic = IRD_GROWN };
 	uint64_t seed = vt_rand(t);
 	struct vt_ep ep;
-	int rc;
 
 	if (!b)
 		return -1;
 	vt_fill(b->p, (size_t)IRD_READS * IRD_LEN, seed);
 	if (vt_ep_new(t, &ep) || vt_ep_link(t, &ep, b) || vt_put_u64(t, seed) || vt_sync(t) ||
-	    sqd_modify(t, ep.qp, IBV_QPS_SQD))
-		return -1;
-	rc = ibv_modify_qp(ep.qp, &a, IBV_QP_MAX_DEST_RD_ATOMIC);
-	if (rc)
-		return vt_fail(t, "SQD->SQD max_dest_rd_atomic %d: %s", IRD_GROWN, strerror(rc));
-	if (sqd_modify(t, ep.qp, IBV_QPS_RTS))
+	    sqd_modify(t, ep.qp, IBV_QPS_SQD) || step->modify(t, ep.qp) ||
+	    sqd_modify(t, ep.qp, IBV_QPS_RTS))
 		return -1;
 	return vt_sync(t);
 }
@@ -749,7 +793,9 @@ const struct vt_case vt_object_cases[] = {
 	{ "sqd_rnr", "RTS->SQD while a SEND meets RNR NAKs: not drained (no event, sq_draining 1) until it is resent in SQD and completes",
 	  sqd_rnr_client, sqd_rnr_server, NULL },
 	{ "sqd_ird_resize", "SQD->SQD raising max_dest_rd_atomic while READs are answered: they complete with the right data",
-	  sqd_ird_resize_client, sqd_ird_resize_server, NULL },
+	  sqd_ird_resize_client, sqd_ird_server, &ird_grown },
+	{ "sqd_ird_refused", "SQD->SQD max_dest_rd_atomic with a false cur_qp_state: EINVAL, IRD unchanged, READs complete",
+	  sqd_ird_resize_client, sqd_ird_server, &ird_refused },
 	{ "sqd_unsignaled_tail", "RTS->SQD after unsignaled WRITEs (no AckReq): SQ_DRAINED well before the ACK timeout, then RTS resumes",
 	  sqd_tail_client, sqd_tail_server, NULL },
 	{ "tx_idle_init_post", "a SEND posted in INIT waits without keeping the transmit thread busy, goes out at RTS",
