@@ -87,9 +87,10 @@ static struct sk_buff *sroce_local_pop(struct sroce_local *l)
  * sroce_local_defer_run - run @qp's requester when this delivery is done
  * @qp: has transmit work (tx_pending set); the caller holds a reference
  *
- * Only where the transmit thread does not poll (one CPU): there, waking it
- * costs a context switch and buys nothing; with more CPUs it runs beside
- * the process and picks up its next posts without doorbells.
+ * Only where the transmit thread does not poll (one CPU, or every CPU
+ * busy, sroce_tx_polls()): there, waking it costs a context switch and
+ * buys nothing; where it polls it runs beside the process and picks up its
+ * next posts without doorbells.
  *
  * Return: true if taken; false outside a delivery, when its budget is
  * spent, or when the thread polls; then the caller wakes the thread.
@@ -99,7 +100,7 @@ bool sroce_local_defer_run(struct sroce_qp *qp)
 	struct sroce_local *l = this_cpu_ptr(&sroce_local);
 	unsigned int i;
 
-	if (!l->depth || !l->delivering || !l->passes_left || sroce_tx_polls())
+	if (!l->depth || !l->delivering || !l->passes_left || sroce_tx_polls(qp->sdev))
 		return false;
 	for (i = 0; i < l->nrun; i++)
 		if (l->run[i] == qp)

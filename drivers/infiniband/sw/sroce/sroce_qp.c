@@ -626,8 +626,8 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
  * thread would send - WQEs not yet fetched or not fully sent, READ
  * responses, a pending kick? A pass that sent everything (loopback: and
  * got it acknowledged) needs no thread wake-up where the thread does not
- * poll (one CPU). Where it polls, it is woken anyway: awake beside the
- * process it takes the next posts without doorbells. A stale answer costs
+ * poll (one CPU, or every CPU busy). Where it polls, it is woken anyway:
+ * awake beside the process it takes the next posts without doorbells. A stale answer costs
  * one wake-up; work that appears later is kicked by whoever creates it
  * (ACK, timer, READ request, the next doorbell).
  */
@@ -657,7 +657,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		return -EOPNOTSUPP;
 	}
 	sroce_stat_inc(qp->sdev, SROCE_STAT_DOORBELLS);
-	if (sroce_req_run(qp) && (sroce_tx_polls() || sroce_qp_tx_left(qp)))
+	if (sroce_req_run(qp) && (sroce_tx_polls(qp->sdev) || sroce_qp_tx_left(qp)))
 		sroce_tx_kick(qp->sdev);
 	return 0;
 }

@@ -5,16 +5,19 @@
  * The thread runs every QP's requester: it fetches send WQEs from the
  * shared rings, turns them into packets, retransmits, and sends multi-packet
  * READ responses. While there is work, or for sq_poll_usecs after the last
- * work, it keeps polling the rings, so processes need no syscall to post.
- * Then it publishes NEED_WAKEUP in every SQ ring, issues a full barrier,
+ * work, it keeps polling the rings, so processes need no syscall to post -
+ * unless another task wants its CPU, then it stops polling at once. Then
+ * it publishes NEED_WAKEUP in every SQ ring, issues a full barrier,
  * looks once more, and sleeps until a doorbell or a timer kicks it. The
  * barrier pairs with the one in the provider's post_send (see sroce-abi.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
+#include <linux/sched/stat.h>
 
 #include "sroce.h"
 #include "sroce_local.h"
@@ -73,13 +76,29 @@ static bool sroce_tx_run_qp(struct sroce_qp *qp, void *arg)
 }
 
 /*
- * Does the thread poll after work (more than one CPU)? Then waking it is
- * worth it: it works in parallel with the process and picks up the next
- * posts without doorbells. Otherwise a wake-up only costs a context switch.
+ * A thread that found its CPU wanted by another task is left asleep by
+ * doorbells for a while; then one doorbell wakes it again to look whether
+ * a CPU has come free - where it wakes up is the scheduler's choice, so it
+ * gets a few quick chances (1, 2, 4 ms ...) before settling at this bound.
  */
-bool sroce_tx_polls(void)
+#define SROCE_TX_REPROBE_MAX_MS	100
+
+/*
+ * Does the thread poll after work? Then waking it is worth it: it works in
+ * parallel with the process and picks up the next posts without doorbells.
+ * Otherwise - one CPU, or its last idle poll found another task waiting for
+ * its CPU - a wake-up only costs context switches, and whoever has the work
+ * (the doorbell, the local delivery) does it right there. Two lockless
+ * reads: a stale answer costs one wake-up, or one left out.
+ */
+bool sroce_tx_polls(struct sroce_dev *sdev)
 {
-	return sroce_tx_poll_ns() != 0;
+	const struct sroce_tx *tx = &sdev->tx;
+
+	if (!sroce_tx_poll_ns())
+		return false;
+	return !READ_ONCE(tx->contended) ||
+	       time_after_eq(jiffies, READ_ONCE(tx->reprobe_at));
 }
 
 static bool sroce_tx_set_wakeup(struct sroce_qp *qp, void *arg)
@@ -135,6 +154,44 @@ static void sroce_tx_sleep(struct sroce_tx *tx)
 	sroce_tx_need_wakeup(tx, false);
 }
 
+/*
+ * Polling only pays on a CPU nobody else wants. Applications that
+ * busy-poll their CQ or memory (perftest does) keep every CPU busy; the
+ * task waiting for ours may be the very process whose next post we would
+ * pick up, and it runs only once we stop. So the thread sleeps as soon as
+ * another task is runnable here; posts then ring the doorbell and run
+ * their pass in the process, as on one CPU.
+ */
+static bool sroce_tx_idle_done(struct sroce_tx *tx, u64 idle_since)
+{
+	bool contended = !single_task_running();
+
+	if (contended) {
+		tx->reprobe_ms = tx->contended ?
+			min(2 * tx->reprobe_ms, SROCE_TX_REPROBE_MAX_MS) : 1;
+		WRITE_ONCE(tx->reprobe_at,
+			   jiffies + msecs_to_jiffies(tx->reprobe_ms));
+	}
+	WRITE_ONCE(tx->contended, contended);
+	return contended || ktime_get_ns() - idle_since >= sroce_tx_poll_ns();
+}
+
+/*
+ * Give the CPU away when the scheduler asks (the thread has had work for
+ * a whole time slice) with NEED_WAKEUP published: a post made while the
+ * thread waits for a CPU rings the doorbell and runs its own pass rather
+ * than waiting. No barrier needed: the thread is still runnable and will
+ * see any post that missed the flag.
+ */
+static void sroce_tx_yield(struct sroce_tx *tx)
+{
+	if (!need_resched())
+		return;
+	sroce_tx_need_wakeup(tx, true);
+	cond_resched();
+	sroce_tx_need_wakeup(tx, false);
+}
+
 static int sroce_tx_thread(void *data)
 {
 	struct sroce_tx *tx = data;
@@ -144,11 +201,11 @@ static int sroce_tx_thread(void *data)
 		atomic_set(&tx->kicked, 0);
 		if (sroce_tx_for_each_qp(tx, sroce_tx_run_qp, NULL)) {
 			idle_since = ktime_get_ns();
-		} else if (ktime_get_ns() - idle_since >= sroce_tx_poll_ns()) {
+		} else if (sroce_tx_idle_done(tx, idle_since)) {
 			sroce_tx_sleep(tx);
 			idle_since = ktime_get_ns();
 		}
-		cond_resched();
+		sroce_tx_yield(tx);
 	}
 	return 0;
 }
@@ -161,6 +218,7 @@ int sroce_tx_start(struct sroce_dev *sdev)
 	spin_lock_init(&tx->lock);
 	INIT_LIST_HEAD(&tx->qps);
 	atomic_set(&tx->kicked, 0);
+	tx->contended = false;
 	thread = kthread_run(sroce_tx_thread, tx, "sroce-tx/%s",
 			     netdev_name(sdev->ndev));
 	if (IS_ERR(thread))
