@@ -3,7 +3,8 @@
  * sroce.h - libsroce's objects and the converters from the libibverbs
  * objects embedded in them.
  *
- * Locks, and what each protects (none is ever held across a syscall):
+ * Locks, and what each protects (only modify_lock is ever held across a
+ * syscall):
  *
  *   sroce_context.qp_lock   (rwlock)   the qp_num -> QP table. Writers:
  *                           create_qp/destroy_qp. Readers: pollers whose
@@ -18,6 +19,10 @@
  *                           from `prod` on, and for the SQ the ibv_wr_*
  *                           batch state, held from ibv_wr_start() to
  *                           ibv_wr_complete()/ibv_wr_abort().
+ *   sroce_qp.modify_lock    (mutex) serializes modify_qp calls of one QP,
+ *                           the kernel command included, so that the
+ *                           state kept in `state` is the one the kernel
+ *                           applied last. Never taken on the data path.
  *
  * Order: a CQ lock may take qp_lock (read); nothing takes a CQ lock while
  * holding qp_lock or a queue lock. destroy_qp removes the QP from the table
@@ -120,6 +125,14 @@ struct sroce_qp {
 	/* Under sq.lock: for later statistics, nothing exports them yet. */
 	uint64_t doorbells_rung;
 	uint64_t doorbells_elided;
+
+	/*
+	 * The enum ibv_qp_state the last successful modify_qp set: written
+	 * under modify_lock, read (relaxed atomic) by post_send and
+	 * wr_complete. See sroce_qp_state.h for why it is enough.
+	 */
+	int state;
+	pthread_mutex_t modify_lock;	/* see the top */
 
 	/* ibv_wr_* batch, under sq.lock from wr_start to complete/abort. */
 	uint32_t batch_prod;		/* next slot the batch would fill */

@@ -70,9 +70,10 @@ static int sroce_build_send(const struct sroce_qp *qp,
 
 /*
  * WQEs up to the first failure are posted (verbs semantics); *bad_wr names
- * the one that failed. A failed doorbell write() leaves every WR posted and
- * returns its errno with *bad_wr NULL: the kernel will see them at its next
- * wakeup, but the caller should know the device is in trouble.
+ * the one that failed. A QP before RTS takes none: EINVAL, *bad_wr the
+ * first. A failed doorbell write() leaves every WR posted and returns its
+ * errno with *bad_wr NULL: the kernel will see them at its next wakeup, but
+ * the caller should know the device is in trouble.
  */
 int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr)
@@ -83,6 +84,10 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t prod, room;
 	int ret = 0;
 
+	if (!sroce_qp_takes_sends(qp)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	pthread_spin_lock(&sq->lock);
 	prod = sq->prod;
 	room = sroce_wq_free(sq, prod);

@@ -199,6 +199,8 @@ static void *sroce_qp_create_failed(struct sroce_qp *qp, bool created,
 {
 	if (created)
 		ibv_cmd_destroy_qp(&qp->vqp.qp);
+	if (qp)
+		pthread_mutex_destroy(&qp->modify_lock);
 	free(qp);
 	errno = ret;
 	return NULL;
@@ -219,6 +221,13 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
+	ret = pthread_mutex_init(&qp->modify_lock, NULL);
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	qp->state = IBV_QPS_RESET;
 
 	/* Zero create_flags would still force the extended command. */
 	kattr = *attr;
@@ -261,6 +270,22 @@ struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
 
 /* --- modify, query, destroy --------------------------------------------- */
 
+/* After the kernel applied the move to state; modify_lock held. */
+static void sroce_qp_entered_state(struct sroce_qp *qp,
+				   enum ibv_qp_state state)
+{
+	/*
+	 * RESET drops outstanding work without completions, so nothing
+	 * would ever retire those slots: free them here.
+	 */
+	if (state == IBV_QPS_RESET) {
+		sroce_wq_discard(&qp->sq);
+		sroce_wq_discard(&qp->rq);
+	}
+	/* Posts refused from here until RTS (sroce_qp_state.h). */
+	__atomic_store_n(&qp->state, state, __ATOMIC_RELAXED);
+}
+
 int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		    int attr_mask)
 {
@@ -268,18 +293,12 @@ int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	struct ibv_modify_qp cmd;
 	int ret;
 
+	pthread_mutex_lock(&qp->modify_lock);
 	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
-	if (ret)
-		return ret;
-	/*
-	 * RESET drops outstanding work without completions, so nothing
-	 * would ever retire those slots: free them here.
-	 */
-	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
-		sroce_wq_discard(&qp->sq);
-		sroce_wq_discard(&qp->rq);
-	}
-	return 0;
+	if (!ret && (attr_mask & IBV_QP_STATE))
+		sroce_qp_entered_state(qp, attr->qp_state);
+	pthread_mutex_unlock(&qp->modify_lock);
+	return ret;
 }
 
 /* The kernel's idea of the caps may be rounded differently: report ours. */
@@ -313,6 +332,7 @@ int sroce_destroy_qp(struct ibv_qp *ibqp)
 	sroce_cq_forget_qp(to_scq(ibqp->recv_cq), qp);
 	sroce_wq_fini(&qp->sq);
 	sroce_wq_fini(&qp->rq);
+	pthread_mutex_destroy(&qp->modify_lock);
 	free(qp);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #define SROCE_QUEUE_H
 
 #include "sroce.h"
+#include "sroce_qp_state.h"
 #include "sroce_ring.h"
 
 /* Producer: entries are written, then the index is published. */
@@ -53,6 +54,20 @@ static inline void sroce_wq_publish(struct sroce_wq *wq, uint32_t prod)
 {
 	sroce_store_release(&wq->ring.hdr->producer, prod);
 	__atomic_store_n(&wq->prod, prod, __ATOMIC_RELAXED);
+}
+
+/*
+ * May post_send queue work now? Two relaxed loads, no syscall; the rules
+ * and why they never refuse wrongly are in sroce_qp_state.h.
+ */
+static inline bool sroce_qp_takes_sends(const struct sroce_qp *qp)
+{
+	int state = __atomic_load_n(&qp->state, __ATOMIC_RELAXED);
+	uint32_t rq_flags = __atomic_load_n(&qp->rq.ring.hdr->flags,
+					    __ATOMIC_RELAXED);
+
+	return sroce_qp_state_takes_sends((enum ibv_qp_state)state,
+					  rq_flags & SROCE_RING_NEED_WAKEUP);
 }
 
 int sroce_wq_init(struct sroce_wq *wq, uint32_t max_sge);

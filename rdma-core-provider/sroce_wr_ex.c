@@ -9,7 +9,8 @@
  * built in place in the ring slots after the published producer index and
  * becomes visible to the kernel all at once. The first error is
  * remembered, later calls do nothing, and wr_complete discards the whole
- * batch and returns that error.
+ * batch and returns that error. A QP before RTS fails the batch the same
+ * way, with EINVAL.
  */
 #include <errno.h>
 
@@ -86,6 +87,9 @@ static int sroce_wr_complete(struct ibv_qp_ex *qpx)
 
 	sroce_wr_close(qp);
 	ret = qp->batch_err;
+	/* Checked once, when the batch would become visible. */
+	if (!ret && !sroce_qp_takes_sends(qp))
+		ret = EINVAL;
 	if (!ret && qp->batch_prod != qp->sq.prod)
 		doorbell = sroce_sq_publish(qp, qp->batch_prod);
 	pthread_spin_unlock(&qp->sq.lock);

@@ -65,7 +65,16 @@ bool fx_setup(struct unit_case_state *t, struct fx *f,
 	}
 	f->kqp = dp.mock->qp(f->qp->qp_num);
 	f->qpx = ibv_qp_to_qp_ex(f->qp);
+	/* The mock takes any state at once; posts need RTS. */
+	EXPECT(t, fx_move(f, IBV_QPS_RTS) == 0);
 	return true;
+}
+
+int fx_move(struct fx *f, enum ibv_qp_state state)
+{
+	struct ibv_qp_attr attr = { .qp_state = state };
+
+	return ibv_modify_qp(f->qp, &attr, IBV_QP_STATE);
 }
 
 void fx_teardown(struct fx *f)

@@ -37,9 +37,14 @@ struct fx_opts {
 	int cqe;			/* 0: 64 */
 };
 
-/* Returns false (with the failure recorded in t) if setup failed. */
+/*
+ * Returns false (with the failure recorded in t) if setup failed. The QP
+ * is left in RTS.
+ */
 bool fx_setup(struct unit_case_state *t, struct fx *f,
 	      const struct fx_opts *opts);
+/* ibv_modify_qp to state, nothing else; the mock applies it as is. */
+int fx_move(struct fx *f, enum ibv_qp_state state);
 void fx_teardown(struct fx *f);
 
 /* The kernel's side of the rings. */

@@ -232,6 +232,7 @@ build_provider
 run_unit test_check "$here/test_check.c" "$prov_src/sroce_check.c"
 run_unit test_check_rings "$here/test_check_rings.c" "$prov_src/sroce_check_rings.c"
 run_unit test_ring "$here/test_ring.c"
+run_unit test_qp_state "$here/test_qp_state.c"
 if [ -f "$lib" ]; then
 	check_symbols
 	check_ibv_devices_quiet

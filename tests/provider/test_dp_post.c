@@ -194,6 +194,85 @@ static void post_send_bad_wr_is_einval_after_posting_earlier_ones(
 	fx_teardown(&f);
 }
 
+static const enum ibv_qp_state before_rts[] = { IBV_QPS_RESET, IBV_QPS_INIT,
+						IBV_QPS_RTR };
+
+/*
+ * RESET, INIT, RTR: EINVAL with *bad_wr the first WR, nothing published,
+ * no doorbell even when the kernel asks for one; RTS then takes posts.
+ */
+static void post_send_before_rts_is_einval_and_publishes_nothing(
+	struct unit_case_state *t)
+{
+	struct ibv_sge sge = { (uintptr_t)buf, 8, 0x77 };
+	struct ibv_send_wr second = { .wr_id = 2, .sg_list = &sge,
+				      .num_sge = 1, .opcode = IBV_WR_SEND };
+	struct ibv_send_wr first = { .wr_id = 1, .next = &second,
+				     .sg_list = &sge, .num_sge = 1,
+				     .opcode = IBV_WR_RDMA_WRITE };
+	struct ibv_send_wr *bad;
+	struct fx f;
+	size_t i;
+
+	if (!fx_setup(t, &f, NULL))
+		return;
+	f.kqp->sq.hdr->flags = SROCE_RING_NEED_WAKEUP;
+	for (i = 0; i < sizeof(before_rts) / sizeof(before_rts[0]); i++) {
+		EXPECT(t, fx_move(&f, before_rts[i]) == 0);
+		bad = NULL;
+		EXPECT(t, ibv_post_send(f.qp, &first, &bad) == EINVAL);
+		EXPECT(t, bad == &first);
+		EXPECT(t, k_sq_pending(f.kqp) == 0 && f.kqp->doorbells == 0);
+	}
+	EXPECT(t, fx_move(&f, IBV_QPS_RTS) == 0);
+	EXPECT(t, ibv_post_send(f.qp, &first, &bad) == 0);
+	EXPECT(t, k_sq_pending(f.kqp) == 2 && f.kqp->doorbells == 1);
+	EXPECT(t, k_sq_peek(f.kqp, 0)->wr_id == 1);
+	fx_teardown(&f);
+}
+
+/* SQD executes them later, SQE and ERR flush them: all take posts. */
+static void post_send_taken_in_sqd_sqe_and_err(struct unit_case_state *t)
+{
+	const enum ibv_qp_state states[] = { IBV_QPS_SQD, IBV_QPS_SQE,
+					     IBV_QPS_ERR };
+	struct fx f;
+	size_t i;
+
+	if (!fx_setup(t, &f, NULL))
+		return;
+	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		EXPECT(t, fx_move(&f, states[i]) == 0);
+		EXPECT(t, post_one(&f, IBV_WR_SEND, 0, i) == 0);
+		EXPECT(t, k_sq_pending(f.kqp) == i + 1);
+	}
+	fx_teardown(&f);
+}
+
+/*
+ * A QP in RTR that the kernel put in ERR by itself (its responder failed)
+ * takes posts, to flush them: the kernel marks every entry to ERR with
+ * NEED_WAKEUP in the RQ's flags and clears it on RESET.
+ */
+static void post_send_taken_in_rtr_once_kernel_put_qp_in_error(
+	struct unit_case_state *t)
+{
+	struct fx f;
+
+	if (!fx_setup(t, &f, NULL))
+		return;
+	EXPECT(t, fx_move(&f, IBV_QPS_RTR) == 0);
+	EXPECT(t, post_one(&f, IBV_WR_SEND, 0, 1) == EINVAL);
+	f.kqp->rq.hdr->flags = SROCE_RING_NEED_WAKEUP;
+	EXPECT(t, post_one(&f, IBV_WR_SEND, 0, 2) == 0);
+	EXPECT(t, k_sq_pending(f.kqp) == 1 && k_sq_peek(f.kqp, 0)->wr_id == 2);
+	/* The move to RESET clears the flag, and RESET refuses again. */
+	f.kqp->rq.hdr->flags = 0;
+	EXPECT(t, fx_move(&f, IBV_QPS_RESET) == 0);
+	EXPECT(t, post_one(&f, IBV_WR_SEND, 0, 3) == EINVAL);
+	fx_teardown(&f);
+}
+
 static void post_send_rejects_unsupported_opcodes_and_flags(
 	struct unit_case_state *t)
 {
@@ -485,6 +564,9 @@ DP_CASES(dp_post_cases,
 	 UNIT_CASE(post_send_inline_copies_payload_after_header),
 	 UNIT_CASE(post_send_inline_limits),
 	 UNIT_CASE(post_send_bad_wr_is_einval_after_posting_earlier_ones),
+	 UNIT_CASE(post_send_before_rts_is_einval_and_publishes_nothing),
+	 UNIT_CASE(post_send_taken_in_sqd_sqe_and_err),
+	 UNIT_CASE(post_send_taken_in_rtr_once_kernel_put_qp_in_error),
 	 UNIT_CASE(post_send_rejects_unsupported_opcodes_and_flags),
 	 UNIT_CASE(post_send_atomic_needs_one_aligned_8_byte_sge),
 	 UNIT_CASE(post_send_sq_sig_all_signals_every_wqe),

@@ -159,6 +159,7 @@ static void qp_reset_frees_outstanding_slots(struct unit_case_state *t)
 	EXPECT(t, ibv_modify_qp(f.qp, &attr, IBV_QP_STATE) == 0);
 	k_sq_consume(f.kqp, k_sq_pending(f.kqp));
 	k_rq_consume(f.kqp, k_rq_pending(f.kqp));
+	EXPECT(t, fx_move(&f, IBV_QPS_RTS) == 0);
 	EXPECT(t, fill_sq(&f) == 8 && fill_rq(&f) == 8);
 	fx_teardown(&f);
 }

@@ -219,6 +219,44 @@ static void wr_api_doorbell_follows_need_wakeup(struct unit_case_state *t)
 }
 
 /*
+ * RESET, INIT, RTR: ibv_wr_complete fails the batch with EINVAL and
+ * publishes nothing; in RTS the next batch starts at the same slot.
+ */
+static void wr_api_before_rts_is_einval_and_publishes_nothing(
+	struct unit_case_state *t)
+{
+	const enum ibv_qp_state states[] = { IBV_QPS_RESET, IBV_QPS_INIT,
+					     IBV_QPS_RTR };
+	uint32_t first;
+	struct fx f;
+	size_t i;
+
+	if (!fx_setup(t, &f, &ex_opts))
+		return;
+	f.kqp->sq.hdr->flags = SROCE_RING_NEED_WAKEUP;
+	first = f.kqp->sq.hdr->producer;
+	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		EXPECT(t, fx_move(&f, states[i]) == 0);
+		ibv_wr_start(f.qpx);
+		next_wr(f.qpx, 10 + i, IBV_SEND_SIGNALED);
+		ibv_wr_send(f.qpx);
+		ibv_wr_set_sge(f.qpx, 0x77, (uintptr_t)&f, 8);
+		EXPECT(t, ibv_wr_complete(f.qpx) == EINVAL);
+		EXPECT(t, k_sq_pending(f.kqp) == 0 && f.kqp->doorbells == 0);
+	}
+	EXPECT(t, fx_move(&f, IBV_QPS_RTS) == 0);
+	ibv_wr_start(f.qpx);
+	next_wr(f.qpx, 20, IBV_SEND_SIGNALED);
+	ibv_wr_send(f.qpx);
+	ibv_wr_set_sge(f.qpx, 0x77, (uintptr_t)&f, 8);
+	EXPECT(t, ibv_wr_complete(f.qpx) == 0);
+	EXPECT(t, k_sq_pending(f.kqp) == 1 && f.kqp->doorbells == 1);
+	EXPECT(t, f.kqp->sq.hdr->consumer == first &&
+		  k_sq_peek(f.kqp, 0)->wr_id == 20);
+	fx_teardown(&f);
+}
+
+/*
  * perftest's loop: a post list of RDMA WRITEs, every cq_mod-th signaled,
  * completions retiring the unsignaled ones, many times round the ring.
  */
@@ -268,4 +306,5 @@ DP_CASES(dp_wr_ex_cases,
 	 UNIT_CASE(wr_api_abort_discards_and_slots_are_reused),
 	 UNIT_CASE(wr_api_full_sq_fails_with_enomem),
 	 UNIT_CASE(wr_api_doorbell_follows_need_wakeup),
+	 UNIT_CASE(wr_api_before_rts_is_einval_and_publishes_nothing),
 	 UNIT_CASE(wr_api_perftest_write_loop));

@@ -6,6 +6,7 @@
  * afterwards, and that the memory the failed operation aimed at is intact.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -601,6 +602,148 @@ static int bad_modify_client(struct vt *t)
 	return nwrong ? vt_fail(t, "%d of %d wrongly handled: %s", nwrong, n, wrong) : 0;
 }
 
+/* --- posting before RTS ------------------------------------------------------ */
+
+#define EARLY_SEND	1	/* wr_id of the refused sends */
+#define LATE_SEND	2	/* wr_id of the first send after RTS */
+
+/* A SEND of the n-th MSG_LEN piece of b, through ibv_post_send. */
+static int early_post_classic(struct vt_ep *ep, struct vt_buf *b, int n, uint64_t wr_id,
+			      bool *bad_is_first)
+{
+	struct ibv_sge sg = vt_sge(b, (size_t)n * MSG_LEN, MSG_LEN);
+	struct ibv_send_wr second = vt_wr(IBV_WR_SEND, wr_id, &sg, 1, IBV_SEND_SIGNALED);
+	struct ibv_send_wr first = vt_wr(IBV_WR_SEND, wr_id, &sg, 1, IBV_SEND_SIGNALED);
+	struct ibv_send_wr *bad = NULL;
+	int rc;
+
+	first.next = &second;
+	rc = ibv_post_send(ep->qp, &first, &bad);
+	*bad_is_first = bad == &first;
+	return rc;
+}
+
+/* The same SEND as one ibv_wr_* batch; returns what ibv_wr_complete does. */
+static int early_post_ex(struct vt_ep *ep, struct vt_buf *b, int n, uint64_t wr_id)
+{
+	ibv_wr_start(ep->qpx);
+	ep->qpx->wr_id = wr_id;
+	ep->qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(ep->qpx);
+	ibv_wr_set_sge(ep->qpx, b->mr->lkey, (uintptr_t)b->p + (size_t)n * MSG_LEN, MSG_LEN);
+	return ibv_wr_complete(ep->qpx);
+}
+
+/* Both APIs must refuse a SEND in the QP's current state, state. */
+static int early_expect_refused(struct vt *t, struct vt_ep *ep, struct vt_buf *b,
+				const char *state)
+{
+	bool bad_is_first = false;
+	int rc = early_post_classic(ep, b, 0, EARLY_SEND, &bad_is_first);
+
+	if (rc != EINVAL || !bad_is_first)
+		return vt_fail(t, "ibv_post_send in %s: %s (%d), bad_wr %s the first WR; expected EINVAL",
+			       state, strerror(rc), rc, bad_is_first ? "is" : "is not");
+	rc = early_post_ex(ep, b, 0, EARLY_SEND);
+	if (rc != EINVAL)
+		return vt_fail(t, "ibv_wr_complete in %s: %s (%d); expected EINVAL", state,
+			       strerror(rc), rc);
+	return vt_expect_no_wc(t, ep->scq, 0, state);
+}
+
+static int early_modify(struct vt *t, struct vt_ep *ep,
+			int (*make)(struct vt *, const struct vt_ep *, struct ibv_qp_attr *),
+			const char *state)
+{
+	struct ibv_qp_attr a;
+	int rc = ibv_modify_qp(ep->qp, &a, make(t, ep, &a));
+
+	return rc ? vt_fail(t, "modify_qp to %s: %s", state, strerror(rc)) : 0;
+}
+
+/*
+ * IBA: a send WR on a QP in RESET, INIT or RTR is an immediate error. Both
+ * APIs get EINVAL in each of them (bad_wr the first WR of the list), and
+ * nothing of it may ever be sent: after RTS, the two SENDs posted then are
+ * the only ones the peer receives and the only completions here.
+ */
+static int early_client(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, 3 * MSG_LEN, IBV_ACCESS_LOCAL_WRITE);
+	struct vt_qp_opts o;
+	struct vt_ep ep;
+	bool bad_is_first;
+	int rc;
+
+	vt_qp_opts_init(t, &o);
+	o.reset_only = true;
+	o.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	if (!b || vt_ep_create(t, &ep, &o))
+		return -1;
+	vt_fill(b->p, 3 * MSG_LEN, 3);
+	if (early_expect_refused(t, &ep, b, "RESET") ||
+	    early_modify(t, &ep, to_init, "INIT") || early_expect_refused(t, &ep, b, "INIT") ||
+	    vt_ep_exchange(t, &ep, NULL) ||
+	    early_modify(t, &ep, to_rtr, "RTR") || early_expect_refused(t, &ep, b, "RTR") ||
+	    early_modify(t, &ep, to_rts, "RTS") || vt_sync(t))
+		return -1;
+	rc = early_post_classic(&ep, b, 1, LATE_SEND, &bad_is_first);
+	if (rc)
+		return vt_fail(t, "ibv_post_send in RTS: %s", strerror(rc));
+	rc = early_post_ex(&ep, b, 2, LATE_SEND + 1);
+	if (rc)
+		return vt_fail(t, "ibv_wr_complete in RTS: %s", strerror(rc));
+	if (vt_expect_wc(t, ep.scq, LATE_SEND, IBV_WC_SUCCESS, NULL, "first SEND after RTS") ||
+	    vt_expect_wc(t, ep.scq, LATE_SEND, IBV_WC_SUCCESS, NULL, "second SEND after RTS") ||
+	    vt_expect_wc(t, ep.scq, LATE_SEND + 1, IBV_WC_SUCCESS, NULL, "ibv_wr_* SEND after RTS") ||
+	    vt_expect_no_wc(t, ep.scq, 200, "send queue after the three SENDs"))
+		return -1;
+	return vt_sync(t);
+}
+
+/* Three receives must hold pieces 1, 1, 2 of the client's pattern. */
+static int early_server(struct vt *t)
+{
+	static const int piece[] = { 1, 1, 2 };
+	struct vt_buf *b = vt_buf(t, 3 * MSG_LEN, IBV_ACCESS_LOCAL_WRITE);
+	unsigned char *want = malloc(3 * MSG_LEN);
+	struct ibv_sge sg;
+	struct ibv_wc wc;
+	struct vt_ep ep;
+	int i, rc = -1;
+
+	if (!b || !want)
+		goto out;
+	vt_fill(want, 3 * MSG_LEN, 3);
+	memset(b->p, GUARD, 3 * MSG_LEN);
+	if (vt_ep_new(t, &ep))
+		goto out;
+	for (i = 0; i < 4; i++) {
+		sg = vt_sge(b, (size_t)(i % 3) * MSG_LEN, MSG_LEN);
+		if (vt_post_recv(t, &ep, i, &sg, 1))
+			goto out;
+	}
+	if (vt_ep_link(t, &ep, NULL))
+		goto out;
+	for (i = 0; i < 3; i++) {
+		if (vt_expect_wc(t, ep.rcq, i, IBV_WC_SUCCESS, &wc, "receive"))
+			goto out;
+		if (wc.byte_len != MSG_LEN ||
+		    memcmp((const void *)(b->p + (size_t)i * MSG_LEN),
+			   want + (size_t)piece[i] * MSG_LEN, MSG_LEN)) {
+			rc = vt_fail(t, "receive %d: byte_len %u or data not the SEND posted after RTS",
+				     i, wc.byte_len);
+			goto out;
+		}
+	}
+	if (vt_expect_no_wc(t, ep.rcq, 200, "a fourth receive (a refused SEND went out)"))
+		goto out;
+	rc = vt_sync(t);
+out:
+	free(want);
+	return rc;
+}
+
 const struct vt_case vt_error_cases[] = {
 	{ "err_bad_lkey", "SEND with a bad lkey: IBV_WC_LOC_PROT_ERR, QP in ERR",
 	  bad_lkey_client, bad_lkey_server, NULL },
@@ -630,6 +773,8 @@ const struct vt_case vt_error_cases[] = {
 	  flush_client, NULL, NULL },
 	{ "flush_posted_in_err", "WRs posted to a QP in ERR complete with IBV_WC_WR_FLUSH_ERR",
 	  flush_in_err_client, NULL, NULL },
+	{ "post_send_before_rts", "ibv_post_send and ibv_wr_complete in RESET, INIT, RTR: EINVAL, nothing sent; RTS then works",
+	  early_client, early_server, NULL },
 	{ "bad_modify_transition", "forbidden QP transitions, missing attributes: EINVAL, state kept",
 	  bad_modify_client, NULL, bad_transitions },
 	{ "bad_modify_cur_state", "a false IBV_QP_CUR_STATE: EINVAL, state kept",

@@ -104,6 +104,12 @@ struct sroce_alloc_ucontext_resp {
  * RQ's flags (full barrier, then it flushes what it sees); ibv_post_recv
  * stores the producer index, issues a full barrier, and rings the same
  * doorbell if the RQ flag is set.
+ *
+ * The kernel sets the RQ flag on every entry to the error state, its own
+ * (retries exceeded, a responder error) as well as a modify's, and clears
+ * it only on the move to RESET. The provider relies on that: a QP it last
+ * moved to RESET, INIT or RTR refuses ibv_post_send unless this flag says
+ * the kernel has put it in error since (rdma-core-provider/sroce_qp_state.h).
  */
 #define SROCE_RING_NEED_WAKEUP		(1U << 0)
 
