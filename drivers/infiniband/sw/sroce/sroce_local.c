@@ -4,22 +4,47 @@
  * the IP stack.
  *
  * A packet whose destination QP lives on this host and is connected back
- * to the sender is not given to the IP stack: it is queued on a per-CPU
- * list and handed to the receive path (responder or completer) when the
- * outermost "local scope" on this CPU ends - after the sender dropped its
- * QP lock, so a receiver that answers (ACK) never re-enters a QP lock held
+ * to the sender is not given to the IP stack: it is queued on the sending
+ * QP's own queue (struct sroce_outq, in PSN order: appended under the QP
+ * lock) and handed to the receive path (responder or completer) when the
+ * outermost "local scope" on a CPU ends - after the sender dropped its QP
+ * lock, so a receiver that answers (ACK) never re-enters a QP lock held
  * further up the stack. Scopes are the transmit pass of one QP
  * (sroce_req_run()) and the UDP receive hook; a packet sent outside any
  * scope (none today, but nothing relies on it) takes the IP stack as
  * before, and so does everything when the loopback_shortcut module
- * parameter is off. Scopes run with bottom halves disabled, which makes the per-CPU
- * list safe without a lock: neither a softirq nor another task can reach
- * it on this CPU meanwhile.
+ * parameter is off.
+ *
+ * Order: one QP's requester can run on two CPUs one after the other (the
+ * transmit thread, a doorbell pass of the posting process). If each CPU
+ * delivered what it queued, PSN n+1 queued later on one CPU could be
+ * delivered before PSN n still waiting on the other: a sequence NAK and a
+ * go-back-N for nothing. So exactly one CPU at a time delivers a QP's
+ * queue: the first packet into an idle queue claims it for this CPU (the
+ * QP joins its per-CPU list of senders, with a reference), later packets
+ * from any CPU join the queue and are delivered by the claimer, which
+ * keeps taking batches until a take finds the queue empty; sroce_outq.h
+ * states why no packet is left behind at that moment. Different QPs'
+ * packets carry no order between them; the senders are served round
+ * robin, one batch each.
+ *
+ * The per-CPU list of senders, and of requesters to run, is safe without
+ * a lock: scopes run with bottom halves disabled, so neither a softirq nor
+ * another task reaches it on this CPU meanwhile, and other CPUs only touch
+ * a QP's queue (under its lock), never this list. A delivery stops after
+ * a budget of packets, since other CPUs may refill the queues it claimed;
+ * a tasklet on the same CPU carries on once softirqs ran.
+ *
+ * Teardown: a queue with packets is always claimed, and a claim holds a
+ * reference on the sender, so destroying it waits until they are
+ * delivered (the receiver is looked up by number for each packet: one
+ * destroyed meanwhile drops them). Module unload kills the tasklets.
  *
  * The protocol is unchanged - same headers, PSNs, ACKs, NAKs, timers - but
  * a local packet carries no IP or UDP header and no ICRC is computed or
  * checked: it never leaves memory, as the kernel skips checksums on lo.
  */
+#include <linux/interrupt.h>
 #include <linux/moduleparam.h>
 #include <net/ipv6.h>
 
@@ -33,11 +58,16 @@
 /* QPs one delivery may run the requester of, and passes it may make. */
 #define SROCE_LOCAL_RUNS	8
 #define SROCE_LOCAL_PASSES	16
+/*
+ * Packets one delivery hands over before it lets softirqs run: other CPUs
+ * can keep refilling the queues it holds the claim of.
+ */
+#define SROCE_LOCAL_BUDGET	1024
 
 /**
- * struct sroce_local - one CPU's short-cut queue
- * @head: oldest queued packet, linked through skb->next; NULL when empty
- * @tail: newest queued packet
+ * struct sroce_local - one CPU's short-cut state
+ * @senders: QPs whose outq claim this CPU holds, a reference held on each,
+ *	linked through qp->local_entry; delivered round robin, one batch each
  * @depth: nested local scopes on this CPU; the outermost one delivers
  * @delivering: the outermost scope is delivering; transmit work that the
  *	receivers find (window opened by an ACK, READ to answer) is done
@@ -45,15 +75,16 @@
  * @passes_left: requester passes this delivery may still make
  * @nrun: QPs in @run
  * @run: QPs with transmit work, a reference held on each
+ * @resume: carries on a delivery that spent its budget, in softirq
  */
 struct sroce_local {
-	struct sk_buff *head;
-	struct sk_buff *tail;
+	struct list_head senders;
 	unsigned int depth;
 	bool delivering;
 	unsigned int passes_left;
 	unsigned int nrun;
 	struct sroce_qp *run[SROCE_LOCAL_RUNS];
+	struct tasklet_struct resume;
 };
 
 static DEFINE_PER_CPU(struct sroce_local, sroce_local);
@@ -68,19 +99,6 @@ void sroce_local_enter(void)
 {
 	local_bh_disable();
 	this_cpu_inc(sroce_local.depth);
-}
-
-static struct sk_buff *sroce_local_pop(struct sroce_local *l)
-{
-	struct sk_buff *skb = l->head;
-
-	if (skb) {
-		l->head = skb->next;
-		skb->next = NULL;
-		if (!l->head)
-			l->tail = NULL;
-	}
-	return skb;
 }
 
 /**
@@ -113,7 +131,7 @@ bool sroce_local_defer_run(struct sroce_qp *qp)
 }
 
 /*
- * One requester pass, in a nested scope: its packets join the queue being
+ * One requester pass, in a nested scope: its packets join the queues being
  * delivered. Work left when the budget is spent goes to the thread.
  */
 static void sroce_local_run(struct sroce_local *l, struct sroce_qp *qp)
@@ -125,31 +143,113 @@ static void sroce_local_run(struct sroce_local *l, struct sroce_qp *qp)
 }
 
 /*
- * End a scope. The outermost one delivers every queued packet, including
- * those the receivers send meanwhile (ACKs), in order, and runs the
- * requesters they gave work to.
+ * Deliver one batch of @qp's packets: all it queued so far, oldest first.
+ * Its entry leaves @senders before the take, because a take that finds the
+ * queue empty releases the claim, and then another CPU may claim it and
+ * link the entry into its own list at once. With packets taken, the claim
+ * is still ours and @qp goes to the back of the line, behind the senders
+ * its packets are about to give work to (the receivers' ACKs).
+ *
+ * Return: packets delivered.
  */
+static unsigned int sroce_local_deliver_batch(struct sroce_local *l,
+					      struct sroce_qp *qp)
+{
+	struct sk_buff_head batch;
+	struct sk_buff *skb;
+	unsigned int n = 0;
+
+	__skb_queue_head_init(&batch);
+	list_del(&qp->local_entry);
+	if (!sroce_outq_take(&qp->local_out, &batch)) {
+		sroce_qp_put(qp);
+		return 0;
+	}
+	list_add_tail(&qp->local_entry, &l->senders);
+	while ((skb = __skb_dequeue(&batch))) {
+		sroce_rcv_local(skb);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The outermost scope delivers every queued packet, including those the
+ * receivers send meanwhile (ACKs) and those other CPUs append to the queues
+ * this CPU holds the claim of, and runs the requesters they gave work to.
+ * Past its budget it stops and @resume carries on once softirqs run; the
+ * claims and deferred runs stay on this CPU until then.
+ */
+static void sroce_local_deliver(struct sroce_local *l)
+{
+	unsigned int budget = SROCE_LOCAL_BUDGET;
+	struct sroce_qp *qp;
+
+	l->delivering = true;
+	l->passes_left = SROCE_LOCAL_PASSES;
+	for (;;) {
+		qp = list_first_entry_or_null(&l->senders, struct sroce_qp,
+					      local_entry);
+		if (qp && !budget) {
+			tasklet_schedule(&l->resume);
+			break;
+		}
+		if (qp)
+			budget -= min(budget, sroce_local_deliver_batch(l, qp));
+		else if (l->nrun)
+			sroce_local_run(l, l->run[--l->nrun]);
+		else
+			break;
+	}
+	l->delivering = false;
+}
+
+/* End a scope; the outermost one delivers. */
 void sroce_local_exit(void)
 {
 	struct sroce_local *l = this_cpu_ptr(&sroce_local);
-	struct sk_buff *skb;
 
-	if (l->depth == 1) {
-		l->delivering = true;
-		l->passes_left = SROCE_LOCAL_PASSES;
-		for (;;) {
-			skb = sroce_local_pop(l);
-			if (skb)
-				sroce_rcv_local(skb);
-			else if (l->nrun)
-				sroce_local_run(l, l->run[--l->nrun]);
-			else
-				break;
-		}
-		l->delivering = false;
-	}
+	if (l->depth == 1)
+		sroce_local_deliver(l);
 	l->depth--;
 	local_bh_enable();
+}
+
+/* A delivery that spent its budget continues here, on the same CPU. */
+static void sroce_local_resume(struct tasklet_struct *t)
+{
+	sroce_local_enter();
+	sroce_local_exit();
+}
+
+void sroce_local_qp_init(struct sroce_qp *qp)
+{
+	sroce_outq_init(&qp->local_out);
+	INIT_LIST_HEAD(&qp->local_entry);
+}
+
+void sroce_local_setup(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct sroce_local *l = per_cpu_ptr(&sroce_local, cpu);
+
+		INIT_LIST_HEAD(&l->senders);
+		tasklet_setup(&l->resume, sroce_local_resume);
+	}
+}
+
+/*
+ * Module unload, every QP gone: no claim is left, but a resume scheduled
+ * by a delivery that a later scope finished may still be pending.
+ */
+void sroce_local_teardown(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		tasklet_kill(&per_cpu_ptr(&sroce_local, cpu)->resume);
 }
 
 /*
@@ -170,15 +270,15 @@ static bool sroce_local_is_peer(const struct sroce_qp *qp,
 
 /**
  * sroce_local_xmit - queue @skb for local delivery if its destination is here
- * @qp: the sender
+ * @qp: the sender; qp->lock held, so its packets queue in PSN order
  * @skb: transport headers at skb->data, as sroce_pkt_alloc() made it
  *
  * Return: true if the packet was taken (it will be delivered when the
- * outermost scope ends); false if it must go through the IP stack.
+ * outermost scope ends, on this CPU or on the one delivering @qp's
+ * packets already); false if it must go through the IP stack.
  */
 bool sroce_local_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	struct sroce_local *l;
 	struct sroce_qp *peer;
 	bool local;
 
@@ -192,12 +292,11 @@ bool sroce_local_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 	if (!local)
 		return false;
 
-	l = this_cpu_ptr(&sroce_local);
-	skb->next = NULL;
-	if (l->tail)
-		l->tail->next = skb;
-	else
-		l->head = skb;
-	l->tail = skb;
+	lockdep_assert_held(&qp->lock);
+	if (sroce_outq_append(&qp->local_out, skb)) {
+		refcount_inc(&qp->refs);
+		list_add_tail(&qp->local_entry,
+			      this_cpu_ptr(&sroce_local.senders));
+	}
 	return true;
 }

@@ -14,5 +14,8 @@ void sroce_local_enter(void);
 void sroce_local_exit(void);
 bool sroce_local_xmit(struct sroce_qp *qp, struct sk_buff *skb);
 bool sroce_local_defer_run(struct sroce_qp *qp);
+void sroce_local_qp_init(struct sroce_qp *qp);
+void sroce_local_setup(void);
+void sroce_local_teardown(void);
 
 #endif /* SROCE_LOCAL_H */

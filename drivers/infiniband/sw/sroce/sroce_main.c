@@ -12,6 +12,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
+#include "sroce_local.h"
 
 static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 {
@@ -27,6 +28,7 @@ static int __init sroce_init(void)
 {
 	int err;
 
+	sroce_local_setup();	/* nothing to undo */
 	/* Devices follow their netdev, so listen before any can exist. */
 	err = sroce_netdev_init();
 	if (err)
@@ -42,6 +44,7 @@ static void __exit sroce_exit(void)
 	/* Waits for a running newlink; none can start after this. */
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_dev_remove_all();
+	sroce_local_teardown();
 	sroce_netdev_exit();
 	pr_info("unloaded\n");
 }

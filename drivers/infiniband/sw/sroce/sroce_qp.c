@@ -19,6 +19,7 @@
 
 #include "sroce.h"
 #include "sroce_cq.h"
+#include "sroce_local.h"
 #include "sroce_proto.h"
 #include "sroce_psn.h"
 #include "sroce_qp.h"
@@ -180,6 +181,7 @@ static void sroce_qp_init_state(struct sroce_qp *qp,
 	refcount_set(&qp->refs, 1);
 	init_completion(&qp->released);
 	INIT_LIST_HEAD(&qp->tx_entry);
+	sroce_local_qp_init(qp);
 	timer_setup(&qp->retry_timer, sroce_comp_retry_timeout, 0);
 	sroce_cwnd_init(&qp->cwnd, SROCE_REQ_WINDOW);
 	qp->sdev = to_sdev(qp->ibqp.device);

@@ -21,6 +21,7 @@
 #include "sroce_cwnd.h"
 #include "sroce_hdr.h"
 #include "sroce_net.h"
+#include "sroce_outq.h"
 #include "sroce_queue.h"
 
 struct sroce_dev;
@@ -114,6 +115,10 @@ struct sroce_rwqe {
  * @modify_mutex: serialises modify_qp calls, so one call's check of the
  *	current state and its update are not interleaved with another's (the
  *	data path can still move the QP to ERR under @lock meanwhile)
+ * @local_out: packets this QP sent to a QP of this host, waiting for
+ *	delivery; its own lock (sroce_outq.h), appended under @lock
+ * @local_entry: on the senders list of the CPU holding @local_out's claim;
+ *	only that CPU touches it (sroce_local.c)
  * @lock: protects everything below it
  * @state: IB QP state
  * @attr: modify_qp attributes in force (path MTU, PSNs, timers, AV, ...)
@@ -157,6 +162,8 @@ struct sroce_qp {
 	refcount_t refs;
 	struct completion released;
 	struct mutex modify_mutex;
+	struct sroce_outq local_out;
+	struct list_head local_entry;
 
 	spinlock_t lock;
 	enum ib_qp_state state;
