@@ -4,6 +4,7 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
 
 #include "sroce_outq.h"
@@ -102,7 +103,7 @@ static void sroce_outq_empty_take_releases_the_claim(struct kunit *test)
  * packet must be delivered once, in order, by one deliverer at a time, and
  * none may be left behind in an unclaimed queue.
  */
-#define OUTQ_RACE_PKTS	20000
+#define OUTQ_RACE_PKTS	10000
 
 struct outq_race {
 	struct sroce_outq q;
@@ -114,6 +115,8 @@ struct outq_race {
 	atomic_t overlaps;
 	atomic_t running;
 	struct completion done;
+	bool lockstep;		/* append only once all before is delivered */
+	bool stuck;		/* a lockstep sender waited in vain */
 };
 
 /*
@@ -132,12 +135,31 @@ static void outq_race_deliver(struct outq_race *r)
 		while ((skb = __skb_dequeue(&batch))) {
 			if (skb->mark != r->delivered)
 				r->out_of_order++;
-			r->delivered++;
+			WRITE_ONCE(r->delivered, r->delivered + 1);
 			kfree_skb(skb);
 		}
 		atomic_dec(&r->deliverers);
 		cond_resched();
 	}
+}
+
+/*
+ * Lockstep: wait until every packet appended so far is delivered. The one
+ * packet a sender then appends can only be delivered by the claim holder;
+ * if a claim were released with it queued, both senders would wait here.
+ */
+static bool outq_race_wait_delivered(struct outq_race *r)
+{
+	unsigned long deadline = jiffies + 5 * HZ;
+
+	while (READ_ONCE(r->delivered) != READ_ONCE(r->next_seq)) {
+		if (READ_ONCE(r->stuck) || time_after(jiffies, deadline)) {
+			WRITE_ONCE(r->stuck, true);
+			return false;
+		}
+		cond_resched();
+	}
+	return true;
 }
 
 static int outq_race_sender(void *arg)
@@ -147,6 +169,8 @@ static int outq_race_sender(void *arg)
 	bool claimed;
 
 	for (;;) {
+		if (r->lockstep && !outq_race_wait_delivered(r))
+			break;
 		skb = alloc_skb(0, GFP_KERNEL);
 		mutex_lock(&r->qp_lock);
 		if (!skb || r->next_seq == OUTQ_RACE_PKTS) {
@@ -154,7 +178,8 @@ static int outq_race_sender(void *arg)
 			kfree_skb(skb);
 			break;
 		}
-		skb->mark = r->next_seq++;
+		skb->mark = r->next_seq;
+		WRITE_ONCE(r->next_seq, r->next_seq + 1);
 		claimed = outq_append(&r->q, skb);
 		mutex_unlock(&r->qp_lock);
 		if (claimed)
@@ -165,7 +190,7 @@ static int outq_race_sender(void *arg)
 	return 0;
 }
 
-static void sroce_outq_two_senders_deliver_all_in_order_one_at_a_time(struct kunit *test)
+static void outq_race_run(struct kunit *test, bool lockstep)
 {
 	struct outq_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	struct task_struct *t;
@@ -176,18 +201,35 @@ static void sroce_outq_two_senders_deliver_all_in_order_one_at_a_time(struct kun
 	mutex_init(&r->qp_lock);
 	init_completion(&r->done);
 	atomic_set(&r->running, 2);
+	r->lockstep = lockstep;
 	for (i = 0; i < 2; i++) {
 		t = kthread_run(outq_race_sender, r, "outq_race/%d", i);
 		if (IS_ERR(t) && atomic_dec_and_test(&r->running))
 			complete(&r->done);
 	}
 	wait_for_completion(&r->done);
+	KUNIT_EXPECT_FALSE(test, r->stuck);
 	KUNIT_EXPECT_GT(test, r->next_seq, 0U);
 	KUNIT_EXPECT_EQ(test, r->delivered, r->next_seq);
 	KUNIT_EXPECT_EQ(test, r->out_of_order, 0U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->overlaps), 0);
 	KUNIT_EXPECT_FALSE(test, r->q.claimed);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&r->q.pkts));
+	__skb_queue_purge(&r->q.pkts);
+}
+
+static void sroce_outq_two_senders_deliver_all_in_order_one_at_a_time(struct kunit *test)
+{
+	outq_race_run(test, false);
+}
+
+/*
+ * The end of a drain: an append that lands while the holder finds the queue
+ * empty must be delivered by the holder or claim the queue itself.
+ */
+static void sroce_outq_append_racing_the_last_take_is_never_stranded(struct kunit *test)
+{
+	outq_race_run(test, true);
 }
 
 static struct kunit_case sroce_outq_cases[] = {
@@ -195,6 +237,7 @@ static struct kunit_case sroce_outq_cases[] = {
 	KUNIT_CASE(sroce_outq_take_keeps_append_order),
 	KUNIT_CASE(sroce_outq_empty_take_releases_the_claim),
 	KUNIT_CASE(sroce_outq_two_senders_deliver_all_in_order_one_at_a_time),
+	KUNIT_CASE(sroce_outq_append_racing_the_last_take_is_never_stranded),
 	{}
 };
 
