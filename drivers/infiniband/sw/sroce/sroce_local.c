@@ -33,7 +33,8 @@
  * another task reaches it on this CPU meanwhile, and other CPUs only touch
  * a QP's queue (under its lock), never this list. A delivery stops after
  * a budget of packets, since other CPUs may refill the queues it claimed;
- * a tasklet on the same CPU carries on once softirqs ran.
+ * a tasklet on the same CPU carries on once softirqs ran (and adopts the
+ * claims, should that CPU go offline first).
  *
  * Teardown: a queue with packets is always claimed, and a claim holds a
  * reference on the sender, so destroying it waits until they are
@@ -215,10 +216,34 @@ void sroce_local_exit(void)
 	local_bh_enable();
 }
 
-/* A delivery that spent its budget continues here, on the same CPU. */
+/*
+ * The tasklet of @from ran on another CPU: only when @from's CPU went
+ * offline (its pending tasklets move to a live CPU), so nothing else can
+ * touch @from. Its claims continue here; its deferred runs go to the
+ * thread.
+ */
+static void sroce_local_adopt(struct sroce_local *l, struct sroce_local *from)
+{
+	struct sroce_qp *qp;
+
+	list_splice_tail_init(&from->senders, &l->senders);
+	while (from->nrun) {
+		qp = from->run[--from->nrun];
+		sroce_tx_kick(qp->sdev);
+		sroce_qp_put(qp);
+	}
+}
+
+/* A delivery that spent its budget continues here, normally on its CPU. */
 static void sroce_local_resume(struct tasklet_struct *t)
 {
+	struct sroce_local *from = from_tasklet(from, t, resume);
+	struct sroce_local *l;
+
 	sroce_local_enter();
+	l = this_cpu_ptr(&sroce_local);
+	if (from != l)
+		sroce_local_adopt(l, from);
 	sroce_local_exit();
 }
 
