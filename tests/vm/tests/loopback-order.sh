@@ -5,11 +5,14 @@
 #
 # Loopback delivery keeps each QP's packets in order across CPUs. With two
 # vCPUs one QP's requester runs on either (the transmit thread, a doorbell
-# pass of the posting process); each CPU delivers what it queued, and a
-# per-CPU queue alone let PSN n+1 overtake PSN n: the responder NAKed a
-# sequence error and the requester went back N. Nothing is lost on the
-# short-cut, so WRITE, SEND and READ streams must see no out-of-sequence
-# packet, no sequence NAK and no retransmission.
+# pass of the posting process); when each CPU delivered what it had queued
+# itself, PSN n+1 could overtake PSN n: the responder NAKed a sequence error
+# and the requester went back N. Nothing is lost on the short-cut, so WRITE,
+# SEND and READ streams must see no out-of-sequence packet, no sequence NAK
+# and no retransmission. The overtaking needs one CPU to stall between its
+# pass and its delivery, so the old code failed here only now and then (on
+# a loaded host). Local ACK timeout 18 (1 s): a TCG stall must not pass for
+# a lost ACK.
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
