@@ -34,6 +34,8 @@ static void sroce_stat_names_match_enum(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, sroce_stat_name(SROCE_STAT_DOORBELLS_ELIDED),
 			   "doorbells_elided");
 	KUNIT_EXPECT_STREQ(test, sroce_stat_name(SROCE_STAT_SEND_ERR), "send_err");
+	KUNIT_EXPECT_STREQ(test, sroce_stat_name(SROCE_STAT_LOCAL_SEGMENTS),
+			   "local_segments");
 }
 
 static struct sroce_dev *sroce_stats_test_dev(struct kunit *test)

@@ -17,7 +17,7 @@ duplicate_request out_of_sequence rcvd_seq_err send_rnr_err rcvd_rnr_err
 completer_retry_err retry_exceeded_err retry_rnr_exceeded_err sent_nak_access
 rcvd_nak_access sent_nak_inv_req rcvd_nak_inv_req icrc_errors rcvd_malformed
 rcvd_unknown_qpn rcvd_bad_pkey rcvd_dropped ack_coalesced link_downed
-doorbells doorbells_elided send_err"
+doorbells doorbells_elided send_err local_segments"
 
 rdma_setup sroce
 HW=/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters
@@ -102,6 +102,9 @@ check_traffic() {
 	# Each WQE is fetched either inside a doorbell or by the polling thread.
 	expect_range doorbells 1 "$n"
 	expect_range doorbells_elided 1 "$n"
+	# Loopback packets travel up to 15 to a segment (64 per message: at
+	# least 5 segments each when nothing cuts them short).
+	expect_range local_segments $((pkts / 15)) "$pkts"
 }
 
 # verbs_case NAME: one case of sroce_verbs_test, both ends on this device.

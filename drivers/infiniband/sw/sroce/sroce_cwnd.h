@@ -69,6 +69,12 @@ static inline bool sroce_cwnd_allows(const struct sroce_cwnd *c, u32 in_flight)
 	return in_flight < c->cwnd;
 }
 
+/* Packets the window lets go out now, with @in_flight unacknowledged. */
+static inline u32 sroce_cwnd_room(const struct sroce_cwnd *c, u32 in_flight)
+{
+	return in_flight < c->cwnd ? c->cwnd - in_flight : 0;
+}
+
 /**
  * sroce_cwnd_on_progress - packets were acknowledged
  * @c: the window

@@ -54,6 +54,8 @@
 #include "sroce_net.h"
 #include "sroce_proto.h"
 #include "sroce_qp.h"
+#include "sroce_seg.h"
+#include "sroce_stats.h"
 #include "sroce_tx.h"
 
 /* QPs one delivery may run the requester of, and passes it may make. */
@@ -293,16 +295,12 @@ static bool sroce_local_is_peer(const struct sroce_qp *qp,
 	       ipv6_addr_equal(&peer->av.saddr, &qp->av.daddr);
 }
 
-/**
- * sroce_local_xmit - queue @skb for local delivery if its destination is here
- * @qp: the sender; qp->lock held, so its packets queue in PSN order
- * @skb: transport headers at skb->data, as sroce_pkt_alloc() made it
- *
- * Return: true if the packet was taken (it will be delivered when the
- * outermost scope ends, on this CPU or on the one delivering @qp's
- * packets already); false if it must go through the IP stack.
+/*
+ * Do @qp's packets sent now go to a QP of this host, past the IP stack?
+ * Only inside a local scope, with the short-cut on, to a peer that names
+ * @qp back.
  */
-bool sroce_local_xmit(struct sroce_qp *qp, struct sk_buff *skb)
+static bool sroce_local_takes(struct sroce_qp *qp)
 {
 	struct sroce_qp *peer;
 	bool local;
@@ -314,14 +312,64 @@ bool sroce_local_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 		return false;
 	local = sroce_local_is_peer(qp, peer);
 	sroce_qp_put(peer);
-	if (!local)
-		return false;
+	return local;
+}
 
+/* Append @skb to @qp's queue, claiming it for this CPU if idle. */
+static void sroce_local_queue(struct sroce_qp *qp, struct sk_buff *skb)
+{
 	lockdep_assert_held(&qp->lock);
 	if (sroce_outq_append(&qp->local_out, skb)) {
 		refcount_inc(&qp->refs);
 		list_add_tail(&qp->local_entry,
 			      this_cpu_ptr(&sroce_local.senders));
 	}
+}
+
+/**
+ * sroce_local_xmit - queue @skb for local delivery if its destination is here
+ * @qp: the sender; qp->lock held, so its packets queue in PSN order
+ * @skb: transport headers at skb->data, as sroce_pkt_alloc() made it
+ *
+ * Return: true if the packet was taken (it will be delivered when the
+ * outermost scope ends, on this CPU or on the one delivering @qp's
+ * packets already); false if it must go through the IP stack.
+ */
+bool sroce_local_xmit(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	if (!sroce_local_takes(qp))
+		return false;
+	sroce_local_queue(qp, skb);
 	return true;
+}
+
+/**
+ * sroce_local_seg_pkts - packets one skb of @qp may carry (sroce_seg.h)
+ * @qp: the sender, about to build packets; qp->lock held
+ *
+ * Return: 1 unless @qp's packets go to a QP of this host; then the most a
+ * segment may carry at @qp's path MTU, to be sent with
+ * sroce_local_xmit_seg() in the same local scope.
+ */
+u32 sroce_local_seg_pkts(struct sroce_qp *qp)
+{
+	return sroce_local_takes(qp) ? sroce_seg_max_pkts(qp->mtu) : 1;
+}
+
+/**
+ * sroce_local_xmit_seg - queue a segment for local delivery
+ * @qp: the sender; qp->lock held, in the scope sroce_local_seg_pkts() said
+ *	its packets go local in
+ * @skb: the segment, sroce_seg_of(@skb) filled in; consumed
+ *
+ * A segment must not reach the network: it is queued even if the short-cut
+ * was switched off meanwhile (its receiver is looked up at delivery like
+ * any local packet's).
+ */
+void sroce_local_xmit_seg(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	sroce_stat_inc(qp->sdev, SROCE_STAT_LOCAL_SEGMENTS);
+	sroce_stat_add(qp->sdev, SROCE_STAT_SENT_PKTS, sroce_seg_of(skb)->pkts);
+	sroce_stat_add(qp->sdev, SROCE_STAT_SENT_BYTES, skb->len);
+	sroce_local_queue(qp, skb);
 }

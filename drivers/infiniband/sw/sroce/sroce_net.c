@@ -37,6 +37,7 @@
 #include "sroce_net.h"
 #include "sroce_proto.h"
 #include "sroce_qp.h"
+#include "sroce_seg.h"
 #include "sroce_stats.h"
 
 /* The sockets exist while at least one device does; sroce_net_lock. */
@@ -151,6 +152,46 @@ static bool sroce_rcv_from_peer(struct sk_buff *skb, const struct sroce_qp *qp)
 }
 
 /*
+ * Hand one packet to the responder or completer. Like rxe's rcvd_pkts, a
+ * packet counts once its QP's state let it in (whatever the PSN then
+ * says); one the state refused counts only as dropped.
+ */
+static void sroce_rcv_pkt(struct sroce_qp *qp, const struct sroce_hdrs *h,
+			  const u8 *payload, unsigned int bytes)
+{
+	bool taken;
+
+	if (h->op->flags & SROCE_OPF_REQUEST)
+		taken = sroce_resp_rcv(qp, h, payload);
+	else
+		taken = sroce_comp_rcv(qp, h, payload);
+	if (taken) {
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_PKTS);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RCVD_BYTES, bytes);
+	}
+}
+
+/*
+ * A local segment (sroce_seg.h): each packet it stands for, in order, as
+ * if it had come alone.
+ */
+static void sroce_rcv_seg(struct sroce_qp *qp, const struct sroce_hdrs *first,
+			  const u8 *payload, const struct sroce_seg *seg)
+{
+	struct sroce_hdrs h;
+	u32 i;
+
+	for (i = 0; i < seg->pkts; i++) {
+		u32 offset = sroce_seg_pkt(first, seg, i, &h);
+
+		/* Counted as the packet it stands for would be. */
+		sroce_rcv_pkt(qp, &h, payload + offset,
+			      h.op->hdr_len + h.payload_len + h.bth.pad +
+			      SROCE_ICRC_BYTES);
+	}
+}
+
+/*
  * Parse and dispatch a packet whose skb->data is the BTH; consumes @skb.
  * A local packet has no IP header: sroce_local_xmit() checked, when it
  * queued it, that sender and receiver name each other.
@@ -158,10 +199,10 @@ static bool sroce_rcv_from_peer(struct sk_buff *skb, const struct sroce_qp *qp)
 static void sroce_rcv_bth(struct sk_buff *skb, bool local)
 {
 	enum sroce_stat reason = SROCE_STAT_RCVD_MALFORMED;
+	const struct sroce_seg *seg = local ? sroce_seg_of(skb) : NULL;
 	const u8 *bth = skb->data;
 	struct sroce_hdrs h;
 	struct sroce_qp *qp;
-	bool taken;
 	int err;
 
 	err = sroce_hdrs_parse(bth, skb->len, &h);
@@ -186,20 +227,17 @@ static void sroce_rcv_bth(struct sk_buff *skb, bool local)
 	if ((h.bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC)
 		goto drop_qp;
 	/* No memory windows, nothing to invalidate: SEND with invalidate is unsupported. */
-	if (err || (h.op->flags & SROCE_OPF_IETH))
-		taken = sroce_resp_rcv_unsupported(qp, &h);
-	else if (h.op->flags & SROCE_OPF_REQUEST)
-		taken = sroce_resp_rcv(qp, &h, bth + h.op->hdr_len);
-	else
-		taken = sroce_comp_rcv(qp, &h, bth + h.op->hdr_len);
-	/*
-	 * Like rxe's rcvd_pkts: a packet counts once its QP's state let it in
-	 * (whatever the PSN then says); one the state refused counts only as
-	 * dropped.
-	 */
-	if (taken) {
-		sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_PKTS);
-		sroce_stat_add(qp->sdev, SROCE_STAT_RCVD_BYTES, skb->len);
+	if (err || (h.op->flags & SROCE_OPF_IETH)) {
+		if (sroce_resp_rcv_unsupported(qp, &h)) {
+			sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_PKTS);
+			sroce_stat_add(qp->sdev, SROCE_STAT_RCVD_BYTES, skb->len);
+		}
+	} else if (seg && seg->pkts > 1) {
+		if (!sroce_seg_valid(seg, h.payload_len))
+			goto drop_qp;
+		sroce_rcv_seg(qp, &h, bth + h.op->hdr_len, seg);
+	} else {
+		sroce_rcv_pkt(qp, &h, bth + h.op->hdr_len, skb->len);
 	}
 	sroce_qp_put(qp);
 	consume_skb(skb);

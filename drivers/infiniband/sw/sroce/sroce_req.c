@@ -16,6 +16,7 @@
 #include "sroce_proto.h"
 #include "sroce_psn.h"
 #include "sroce_qp.h"
+#include "sroce_seg.h"
 #include "sroce_sge.h"
 #include "sroce_stats.h"
 
@@ -162,7 +163,18 @@ static void sroce_sq_fetch_locked(struct sroce_qp *qp)
 	sroce_sq_count_fetched(qp, qp->sq.index - first);
 }
 
-static void sroce_req_init_bth(struct sroce_qp *qp, struct sroce_hdrs *h,
+/* The packet at @psn goes out with AckReq set or not. */
+static void sroce_req_note_ack_req(struct sroce_qp *qp, u32 psn, bool ack_req)
+{
+	if (ack_req) {
+		qp->req_unasked = 0;
+		qp->req_asked_psn = sroce_psn_add(psn, 1);
+	} else {
+		qp->req_unasked++;
+	}
+}
+
+static void sroce_req_fill_bth(struct sroce_qp *qp, struct sroce_hdrs *h,
 			       u8 opcode, u32 psn, bool ack_req)
 {
 	h->bth.opcode = opcode;
@@ -170,12 +182,13 @@ static void sroce_req_init_bth(struct sroce_qp *qp, struct sroce_hdrs *h,
 	h->bth.dest_qpn = qp->attr.dest_qp_num;
 	h->bth.psn = psn;
 	h->bth.ack_req = ack_req;
-	if (ack_req) {
-		qp->req_unasked = 0;
-		qp->req_asked_psn = sroce_psn_add(psn, 1);
-	} else {
-		qp->req_unasked++;
-	}
+}
+
+static void sroce_req_init_bth(struct sroce_qp *qp, struct sroce_hdrs *h,
+			       u8 opcode, u32 psn, bool ack_req)
+{
+	sroce_req_fill_bth(qp, h, opcode, psn, ack_req);
+	sroce_req_note_ack_req(qp, psn, ack_req);
 }
 
 /*
@@ -261,46 +274,97 @@ static u32 sroce_req_in_flight(const struct sroce_qp *qp)
 	return max(sroce_psn_diff(qp->req_psn, qp->comp_psn), 0);
 }
 
-/* One packet of a SEND or RDMA WRITE, @in_flight packets unacknowledged. */
+static u8 sroce_req_data_opcode(const struct sroce_swqe *swqe, bool first,
+				bool last)
+{
+	return first && last ? sroce_req_opcodes[swqe->opcode].only :
+	       first ? sroce_req_opcodes[swqe->opcode].first :
+	       last ? sroce_req_opcodes[swqe->opcode].last :
+		      sroce_req_opcodes[swqe->opcode].middle;
+}
+
+/*
+ * The packets after the first of a local segment (sroce_seg.h): @pkts of
+ * them in all, ending the message if @last; AckReq and SE belong to the
+ * last one.
+ */
+static void sroce_req_fill_seg(struct sroce_qp *qp, const struct sroce_swqe *swqe,
+			       struct sk_buff *skb, u32 pkts, bool last,
+			       bool ack_req)
+{
+	struct sroce_seg *seg = sroce_seg_of(skb);
+
+	seg->pkts = pkts;
+	seg->pkt_len = qp->mtu;
+	seg->middle_opcode = sroce_req_opcodes[swqe->opcode].middle;
+	seg->last_opcode = sroce_req_data_opcode(swqe, false, last);
+	seg->last_ack_req = ack_req;
+	seg->last_solicited = last && (swqe->send_flags & SROCE_SEND_SOLICITED);
+	seg->last_imm = swqe->imm_data;
+}
+
+/*
+ * The next @pkts packets of a SEND or RDMA WRITE (at most; fewer if the
+ * message ends first), @in_flight packets unacknowledged before them. More
+ * than one only to a local QP: they leave as one segment, whose last
+ * packet the AckReq policy judges.
+ *
+ * Return: packets sent, or a negative errno.
+ */
 static int sroce_req_data_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe,
-			      u32 in_flight)
+			      u32 in_flight, u32 pkts)
 {
 	u32 offset = swqe->sent, psn = qp->req_psn;
-	u32 len = min(qp->mtu, swqe->length - offset);
-	bool first = !offset, last = offset + len == swqe->length;
-	bool ack_req = sroce_req_data_ack_req(qp, swqe, psn, last, in_flight);
-	struct sroce_hdrs h = { .payload_len = len };
+	u32 len, last_psn;
+	bool first = !offset, last, ack_req;
+	struct sroce_hdrs h = {};
 	struct sk_buff *skb;
-	u8 opcode;
 	int err;
 
-	opcode = first && last ? sroce_req_opcodes[swqe->opcode].only :
-		 first ? sroce_req_opcodes[swqe->opcode].first :
-		 last ? sroce_req_opcodes[swqe->opcode].last :
-			sroce_req_opcodes[swqe->opcode].middle;
-	sroce_req_init_bth(qp, &h, opcode, psn, ack_req);
-	h.bth.solicited = last && (swqe->send_flags & SROCE_SEND_SOLICITED);
+	pkts = clamp_t(u32, pkts, 1, sroce_swqe_pkts(qp, swqe->length - offset));
+	len = min(pkts * qp->mtu, swqe->length - offset);
+	last = offset + len == swqe->length;
+	last_psn = sroce_psn_add(psn, pkts - 1);
+	qp->req_unasked += pkts - 1;
+	ack_req = sroce_req_data_ack_req(qp, swqe, last_psn, last,
+					 in_flight + pkts - 1);
+
+	sroce_req_fill_bth(qp, &h, sroce_req_data_opcode(swqe, first,
+							 last && pkts == 1),
+			   psn, pkts == 1 && ack_req);
+	h.bth.solicited = pkts == 1 && last &&
+			  (swqe->send_flags & SROCE_SEND_SOLICITED);
 	h.reth.va = swqe->remote_addr;
 	h.reth.rkey = swqe->rkey;
 	h.reth.dma_len = swqe->length;
 	h.imm = swqe->imm_data;
+	h.payload_len = len;
 
 	skb = sroce_req_build(&h);
-	if (!skb)
+	if (!skb) {
+		qp->req_unasked -= pkts - 1;
 		return -ENOMEM;
+	}
 	err = sroce_req_gather(qp, swqe, offset, skb->data + h.op->hdr_len, len);
 	if (err) {
+		qp->req_unasked -= pkts - 1;
 		kfree_skb(skb);
 		return err;
 	}
+	sroce_req_note_ack_req(qp, last_psn, ack_req);
 	if (first)
 		sroce_swqe_assign_psns(qp, swqe, psn,
 				       sroce_swqe_pkts(qp, swqe->length));
 	swqe->sent += len;
 	swqe->state = last ? SROCE_SWQE_SENT : SROCE_SWQE_SENDING;
-	sroce_req_advance_psn(qp, sroce_psn_add(psn, 1));
-	sroce_pkt_xmit(qp, skb);
-	return 0;
+	sroce_req_advance_psn(qp, sroce_psn_add(last_psn, 1));
+	if (pkts == 1) {
+		sroce_pkt_xmit(qp, skb);
+		return 1;
+	}
+	sroce_req_fill_seg(qp, swqe, skb, pkts, last, ack_req);
+	sroce_local_xmit_seg(qp, skb);
+	return pkts;
 }
 
 /*
@@ -329,7 +393,7 @@ static int sroce_req_read_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	sroce_req_advance_psn(qp, sroce_psn_add(swqe->last_psn, 1));
 	swqe->state = SROCE_SWQE_SENT;
 	sroce_pkt_xmit(qp, skb);
-	return 0;
+	return 1;
 }
 
 static int sroce_req_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
@@ -352,17 +416,38 @@ static int sroce_req_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	sroce_req_advance_psn(qp, sroce_psn_add(swqe->first_psn, 1));
 	swqe->state = SROCE_SWQE_SENT;
 	sroce_pkt_xmit(qp, skb);
-	return 0;
+	return 1;
 }
 
+/* Return: packets sent (up to @pkts), or a negative errno. */
 static int sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe,
-			      u32 in_flight)
+			      u32 in_flight, u32 pkts)
 {
 	if (swqe->opcode == SROCE_WR_RDMA_READ)
 		return sroce_req_read_pkt(qp, swqe);
 	if (sroce_wr_is_atomic(swqe->opcode))
 		return sroce_req_atomic_pkt(qp, swqe);
-	return sroce_req_data_pkt(qp, swqe, in_flight);
+	return sroce_req_data_pkt(qp, swqe, in_flight, pkts);
+}
+
+/*
+ * Packets the next send may carry at once: several only as a local
+ * segment (@seg_pkts, from sroce_local_seg_pkts()), within the budget and
+ * the congestion window (sroce_req_may_send() saw room for one).
+ */
+static u32 sroce_req_pkts_now(const struct sroce_qp *qp, u32 seg_pkts,
+			      int budget, u32 in_flight)
+{
+	return min3(seg_pkts, (u32)budget, sroce_cwnd_room(&qp->cwnd, in_flight));
+}
+
+/*
+ * Of @pkts packets sent from @psn on, those below @psn_max, the highest
+ * PSN sent before them: a rewind is resending those.
+ */
+static u32 sroce_req_resent(u32 psn, u32 psn_max, u32 pkts)
+{
+	return clamp_t(s32, sroce_psn_diff(psn_max, psn), 0, pkts);
 }
 
 /*
@@ -401,14 +486,14 @@ static void sroce_req_count_rd_atomic(struct sroce_qp *qp,
 
 static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 {
+	u32 seg_pkts = 0;	/* looked up once there is something to send */
 	bool sent = false;
 
 	while (*budget > 0 && qp->req_index != qp->sq.index) {
 		struct sroce_swqe *swqe =
 			&qp->swqes[qp->req_index & (qp->sq.depth - 1)];
-		u32 in_flight;
-		bool resend;
-		int err;
+		u32 in_flight, psn, psn_max;
+		int pkts;
 
 		if (swqe->state == SROCE_SWQE_DONE) {
 			/*
@@ -425,19 +510,23 @@ static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 		if (!sroce_req_may_send(qp, swqe, in_flight))
 			break;
 		sroce_req_count_rd_atomic(qp, swqe);
-		/* Below the highest PSN sent: a rewind is resending it. */
-		resend = sroce_psn_before(qp->req_psn, qp->req_psn_max);
-		err = sroce_req_send_pkt(qp, swqe, in_flight);
-		if (err == -ENOMEM)
+		if (!seg_pkts)
+			seg_pkts = sroce_local_seg_pkts(qp);
+		psn = qp->req_psn;
+		psn_max = qp->req_psn_max;
+		pkts = sroce_req_send_pkt(qp, swqe, in_flight,
+					  sroce_req_pkts_now(qp, seg_pkts,
+							     *budget, in_flight));
+		if (pkts == -ENOMEM)
 			break;
-		if (err) {
-			sroce_swqe_fail(swqe, sroce_sge_errno_to_status(err));
+		if (pkts < 0) {
+			sroce_swqe_fail(swqe, sroce_sge_errno_to_status(pkts));
 			qp->req_index++;
 			continue;
 		}
-		if (resend)
-			sroce_stat_inc(qp->sdev, SROCE_STAT_RETRANSMITTED_PKTS);
-		(*budget)--;
+		sroce_stat_add(qp->sdev, SROCE_STAT_RETRANSMITTED_PKTS,
+			       sroce_req_resent(psn, psn_max, pkts));
+		*budget -= pkts;
 		sent = true;
 		if (swqe->state == SROCE_SWQE_SENT)
 			qp->req_index++;

@@ -17,7 +17,9 @@
 #include "sroce_cq.h"
 #include "sroce_proto.h"
 #include "sroce_psn.h"
+#include "sroce_local.h"
 #include "sroce_qp.h"
+#include "sroce_seg.h"
 #include "sroce_sge.h"
 #include "sroce_stats.h"
 
@@ -615,26 +617,53 @@ bool sroce_resp_rcv_unsupported(struct sroce_qp *qp, const struct sroce_hdrs *h)
 	return taken;
 }
 
-/* One packet of a READ response. */
-static int sroce_resp_read_pkt(struct sroce_qp *qp, struct sroce_rd_res *res)
+static u8 sroce_resp_read_opcode(bool first, bool last)
 {
-	u32 len = min(qp->mtu, res->length - res->sent);
-	bool first = !res->sent, last = res->sent + len == res->length;
+	return first && last ? SROCE_OP_READ_RESPONSE_ONLY :
+	       first ? SROCE_OP_READ_RESPONSE_FIRST :
+	       last ? SROCE_OP_READ_RESPONSE_LAST :
+		      SROCE_OP_READ_RESPONSE_MIDDLE;
+}
+
+/* The packets after the first of a local READ response segment. */
+static void sroce_resp_fill_seg(struct sroce_qp *qp, const struct sroce_hdrs *h,
+				struct sk_buff *skb, u32 pkts, bool last)
+{
+	struct sroce_seg *seg = sroce_seg_of(skb);
+
+	seg->pkts = pkts;
+	seg->pkt_len = qp->mtu;
+	seg->middle_opcode = SROCE_OP_READ_RESPONSE_MIDDLE;
+	seg->last_opcode = sroce_resp_read_opcode(false, last);
+	seg->last_aeth = h->aeth;
+}
+
+/*
+ * The next @pkts packets of a READ response (at most; fewer if it ends
+ * first). More than one only to a local QP, as one segment.
+ *
+ * Return: packets sent, or a negative errno.
+ */
+static int sroce_resp_read_pkt(struct sroce_qp *qp, struct sroce_rd_res *res,
+			       u32 pkts)
+{
+	u32 len, left = res->length - res->sent;
+	bool first = !res->sent, last;
 	struct sroce_hdrs h = {
 		.bth.psn = sroce_psn_add(res->first_psn, res->sent / qp->mtu),
 		.aeth.syndrome = SROCE_AETH_ACK | SROCE_AETH_CREDITS_INVALID,
 		.aeth.msn = qp->resp_msn,
-		.payload_len = len,
 	};
 	const struct sroce_opcode_info *op;
 	struct sroce_mr *mr = NULL;
 	struct sk_buff *skb;
 	u32 tail;
 
-	h.bth.opcode = first && last ? SROCE_OP_READ_RESPONSE_ONLY :
-		       first ? SROCE_OP_READ_RESPONSE_FIRST :
-		       last ? SROCE_OP_READ_RESPONSE_LAST :
-			      SROCE_OP_READ_RESPONSE_MIDDLE;
+	pkts = clamp_t(u32, pkts, 1, sroce_resp_read_pkts(qp, left));
+	len = min(pkts * qp->mtu, left);
+	last = len == left;
+	h.payload_len = len;
+	h.bth.opcode = sroce_resp_read_opcode(first, last && pkts == 1);
 	op = sroce_opcode_lookup(h.bth.opcode);
 	if (len) {
 		/* Looked up again: the region may be gone since the request. */
@@ -662,8 +691,13 @@ static int sroce_resp_read_pkt(struct sroce_qp *qp, struct sroce_rd_res *res)
 	res->sent += len;
 	if (last)
 		res->pending = false;
-	sroce_pkt_xmit(qp, skb);
-	return 0;
+	if (pkts == 1) {
+		sroce_pkt_xmit(qp, skb);
+		return 1;
+	}
+	sroce_resp_fill_seg(qp, &h, skb, pkts, last);
+	sroce_local_xmit_seg(qp, skb);
+	return pkts;
 }
 
 /**
@@ -675,26 +709,29 @@ static int sroce_resp_read_pkt(struct sroce_qp *qp, struct sroce_rd_res *res)
  */
 bool sroce_resp_send_reads_locked(struct sroce_qp *qp, int *budget)
 {
+	u32 seg_pkts = 0;	/* looked up once there is something to send */
 	bool sent = false;
 
 	while (*budget > 0 && qp->rd_res_head != qp->rd_res_tail) {
 		struct sroce_rd_res *res =
 			&qp->rd_res[qp->rd_res_head % qp->rd_res_count];
-		int err;
+		int pkts;
 
 		if (!res->pending) {
 			qp->rd_res_head++;
 			continue;
 		}
-		err = sroce_resp_read_pkt(qp, res);
-		if (err == -ENOMEM)
+		if (!seg_pkts)
+			seg_pkts = sroce_local_seg_pkts(qp);
+		pkts = sroce_resp_read_pkt(qp, res, min_t(u32, seg_pkts, *budget));
+		if (pkts == -ENOMEM)
 			break;
-		if (err) {
+		if (pkts < 0) {
 			sroce_resp_fatal(qp, SROCE_NAK_REMOTE_ACCESS,
 					 IB_EVENT_QP_ACCESS_ERR);
 			return true;
 		}
-		(*budget)--;
+		*budget -= pkts;
 		sent = true;
 	}
 	return sent;
