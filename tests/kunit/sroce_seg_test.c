@@ -170,6 +170,27 @@ static void sroce_seg_rejects_what_does_not_add_up(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, sroce_seg_valid(&seg, 3000));
 }
 
+/* Counters see a segment's packets as if they had come one by one. */
+static void sroce_seg_wire_bytes_adds_up(struct kunit *test)
+{
+	const struct sroce_seg seg = {
+		.pkts = 3,
+		.pkt_len = 1024,
+		.middle_opcode = SROCE_OP_WRITE_MIDDLE,
+		.last_opcode = SROCE_OP_WRITE_LAST_IMM,
+	};
+	struct sroce_hdrs first = seg_write_first(7, 2048 + 5), h;
+	u32 i, sum = 0;
+
+	for (i = 0; i < seg.pkts; i++) {
+		sroce_seg_pkt(&first, &seg, i, &h);
+		sum += sroce_seg_pkt_bytes(&h);
+	}
+	/* BTH+RETH, BTH, BTH+ImmDt; 3 pad bytes; an ICRC each. */
+	KUNIT_EXPECT_EQ(test, sum, 28u + 12 + 16 + 2053 + 3 + 12);
+	KUNIT_EXPECT_EQ(test, sroce_seg_wire_bytes(&first, &seg), sum);
+}
+
 static void sroce_seg_max_pkts_fits_the_skb(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, sroce_seg_max_pkts(1024), 15u);
@@ -184,6 +205,7 @@ static struct kunit_case sroce_seg_cases[] = {
 	KUNIT_CASE(sroce_seg_first_packet_never_asks),
 	KUNIT_CASE(sroce_seg_read_response_last_carries_aeth),
 	KUNIT_CASE(sroce_seg_rejects_what_does_not_add_up),
+	KUNIT_CASE(sroce_seg_wire_bytes_adds_up),
 	KUNIT_CASE(sroce_seg_max_pkts_fits_the_skb),
 	{}
 };

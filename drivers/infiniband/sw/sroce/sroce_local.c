@@ -361,15 +361,20 @@ u32 sroce_local_seg_pkts(struct sroce_qp *qp)
  * @qp: the sender; qp->lock held, in the scope sroce_local_seg_pkts() said
  *	its packets go local in
  * @skb: the segment, sroce_seg_of(@skb) filled in; consumed
+ * @first: the headers of its first packet, as built
  *
  * A segment must not reach the network: it is queued even if the short-cut
  * was switched off meanwhile (its receiver is looked up at delivery like
  * any local packet's).
  */
-void sroce_local_xmit_seg(struct sroce_qp *qp, struct sk_buff *skb)
+void sroce_local_xmit_seg(struct sroce_qp *qp, struct sk_buff *skb,
+			  const struct sroce_hdrs *first)
 {
+	const struct sroce_seg *seg = sroce_seg_of(skb);
+
 	sroce_stat_inc(qp->sdev, SROCE_STAT_LOCAL_SEGMENTS);
-	sroce_stat_add(qp->sdev, SROCE_STAT_SENT_PKTS, sroce_seg_of(skb)->pkts);
-	sroce_stat_add(qp->sdev, SROCE_STAT_SENT_BYTES, skb->len);
+	sroce_stat_add(qp->sdev, SROCE_STAT_SENT_PKTS, seg->pkts);
+	sroce_stat_add(qp->sdev, SROCE_STAT_SENT_BYTES,
+		       sroce_seg_wire_bytes(first, seg));
 	sroce_local_queue(qp, skb);
 }

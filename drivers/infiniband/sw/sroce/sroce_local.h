@@ -8,13 +8,15 @@
 
 #include <linux/skbuff.h>
 
+struct sroce_hdrs;
 struct sroce_qp;
 
 void sroce_local_enter(void);
 void sroce_local_exit(void);
 bool sroce_local_xmit(struct sroce_qp *qp, struct sk_buff *skb);
 u32 sroce_local_seg_pkts(struct sroce_qp *qp);
-void sroce_local_xmit_seg(struct sroce_qp *qp, struct sk_buff *skb);
+void sroce_local_xmit_seg(struct sroce_qp *qp, struct sk_buff *skb,
+			  const struct sroce_hdrs *first);
 bool sroce_local_defer_run(struct sroce_qp *qp);
 void sroce_local_qp_init(struct sroce_qp *qp);
 void sroce_local_setup(void);

@@ -185,9 +185,7 @@ static void sroce_rcv_seg(struct sroce_qp *qp, const struct sroce_hdrs *first,
 		u32 offset = sroce_seg_pkt(first, seg, i, &h);
 
 		/* Counted as the packet it stands for would be. */
-		sroce_rcv_pkt(qp, &h, payload + offset,
-			      h.op->hdr_len + h.payload_len + h.bth.pad +
-			      SROCE_ICRC_BYTES);
+		sroce_rcv_pkt(qp, &h, payload + offset, sroce_seg_pkt_bytes(&h));
 	}
 }
 

@@ -363,7 +363,7 @@ static int sroce_req_data_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe,
 		return 1;
 	}
 	sroce_req_fill_seg(qp, swqe, skb, pkts, last, ack_req);
-	sroce_local_xmit_seg(qp, skb);
+	sroce_local_xmit_seg(qp, skb, &h);
 	return pkts;
 }
 

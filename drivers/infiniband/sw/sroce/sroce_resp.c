@@ -696,7 +696,7 @@ static int sroce_resp_read_pkt(struct sroce_qp *qp, struct sroce_rd_res *res,
 		return 1;
 	}
 	sroce_resp_fill_seg(qp, &h, skb, pkts, last);
-	sroce_local_xmit_seg(qp, skb);
+	sroce_local_xmit_seg(qp, skb, &h);
 	return pkts;
 }
 

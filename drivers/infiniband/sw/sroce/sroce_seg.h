@@ -117,4 +117,31 @@ static inline u32 sroce_seg_pkt(const struct sroce_hdrs *first,
 	return offset;
 }
 
+/* Bytes of one packet on the wire, from the BTH to the ICRC. */
+static inline u32 sroce_seg_pkt_bytes(const struct sroce_hdrs *h)
+{
+	return h->op->hdr_len + h->payload_len + h->bth.pad + SROCE_ICRC_BYTES;
+}
+
+/**
+ * sroce_seg_wire_bytes - bytes the packets of a segment would have taken
+ * @first: headers of the segment's first packet, @first->op set and
+ *	@first->payload_len that of the whole segment
+ * @seg: the rest, valid
+ *
+ * Counters count a segment's packets as if they had travelled alone, so
+ * they read the same with the loopback short-cut on or off. Only the last
+ * packet can need a pad: the others carry the path MTU, a multiple of 4.
+ */
+static inline u32 sroce_seg_wire_bytes(const struct sroce_hdrs *first,
+				       const struct sroce_seg *seg)
+{
+	u32 middle = sroce_opcode_lookup(seg->middle_opcode)->hdr_len;
+	u32 last = sroce_opcode_lookup(seg->last_opcode)->hdr_len;
+
+	return first->op->hdr_len + (seg->pkts - 2) * middle + last +
+	       first->payload_len + sroce_pad_for(first->payload_len) +
+	       seg->pkts * SROCE_ICRC_BYTES;
+}
+
 #endif /* SROCE_SEG_H */
