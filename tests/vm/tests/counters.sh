@@ -159,7 +159,11 @@ check_access() {
 	expect_range rcvd_nak_access 1 1
 }
 
-rts_qp_listed() { rdma res show qp link "$RDMA_DEV/1" | grep -q "state RTS"; }
+# rts_qp_details: the first RTS QP's line with driver details, into RTS_QP.
+# One query: under host load the 2-second run can end between two of them.
+rts_qp_details() {
+	RTS_QP=$(rdma -dd res show qp link "$RDMA_DEV/1" | grep -m 1 "state RTS")
+}
 
 # restrack while a QP moves data: state and PSNs, driver details with -dd.
 check_restrack() {
@@ -172,9 +176,9 @@ check_restrack() {
 		127.0.0.1 > restrack.client 2>&1 &
 	client=$!
 
-	wait_for 20 rts_qp_listed ||
+	wait_for 20 rts_qp_details ||
 		fail "no RTS QP in: $(rdma res show qp link "$RDMA_DEV/1")"
-	out=$(rdma -dd res show qp link "$RDMA_DEV/1" | grep "state RTS" | head -n 1)
+	out=$RTS_QP
 	log "rdma -dd res show qp link $RDMA_DEV/1: $out"
 	wait "$client" || { cat restrack.client; fail "ib_write_bw client failed"; }
 	finish_server restrack.server
