@@ -146,6 +146,28 @@ interop_both_directions() {
 	"$1" direction2
 }
 
+# tx_thread_sleeps: how often sroce's transmit thread on eth0 went to sleep
+# (its voluntary context switches: each wake-up ends in one).
+tx_thread_sleeps() {
+	local pid
+
+	pid=$(pgrep -x "sroce-tx/eth0") || fail "no sroce-tx/eth0 thread"
+	awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$pid/status"
+}
+
+# count_tx_wakeups CMD...: run CMD; TX_SLEEPS and DOORBELLS are then how
+# often the transmit thread slept and how many doorbells rang meanwhile.
+count_tx_wakeups() {
+	local hw=/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters sleeps0 doorbells0
+
+	sleeps0=$(tx_thread_sleeps)
+	doorbells0=$(cat "$hw/doorbells")
+	"$@"
+	sleep 0.05 # ib_core caches hw_counters for 10 ms
+	TX_SLEEPS=$(($(tx_thread_sleeps) - sleeps0))
+	DOORBELLS=$(($(cat "$hw/doorbells") - doorbells0))
+}
+
 # --- processes ----------------------------------------------------------------
 
 tcp_listening() { ss -Hltn "sport = :$1" | grep -q .; }

@@ -76,18 +76,20 @@ static bool sroce_tx_run_qp(struct sroce_qp *qp, void *arg)
 }
 
 /*
- * A thread that found its CPU wanted by another task is left asleep by
- * doorbells for a while; then one doorbell wakes it again to look whether
- * a CPU has come free - where it wakes up is the scheduler's choice, so it
- * gets a few quick chances (1, 2, 4 ms ...) before settling at this bound.
+ * A parked thread (its CPU was wanted by another task, or its last poll
+ * windows found nothing) is left asleep by doorbells for a while; then one
+ * doorbell wakes it again to look whether a CPU has come free or posts now
+ * come fast enough to poll for - where it wakes up is the scheduler's
+ * choice, so it gets a few quick chances (1, 2, 4 ms ...) before settling
+ * at this bound.
  */
 #define SROCE_TX_REPROBE_MAX_MS	100
 
 /*
  * Does the thread poll after work? Then waking it is worth it: it works in
  * parallel with the process and picks up the next posts without doorbells.
- * Otherwise - one CPU, or its last idle poll found another task waiting for
- * its CPU - a wake-up only costs context switches, and whoever has the work
+ * Otherwise - one CPU, or it is parked (sroce_tx_idle_done()) - a wake-up
+ * only costs context switches, and whoever has the work
  * (the doorbell, the local delivery) does it right there. Two lockless
  * reads: a stale answer costs one wake-up, or one left out.
  */
@@ -97,7 +99,7 @@ bool sroce_tx_polls(struct sroce_dev *sdev)
 
 	if (!sroce_tx_poll_ns())
 		return false;
-	return !READ_ONCE(tx->contended) ||
+	return !READ_ONCE(tx->parked) ||
 	       time_after_eq(jiffies, READ_ONCE(tx->reprobe_at));
 }
 
@@ -161,19 +163,41 @@ static void sroce_tx_sleep(struct sroce_tx *tx)
  * pick up, and it runs only once we stop. So the thread sleeps as soon as
  * another task is runnable here; posts then ring the doorbell and run
  * their pass in the process, as on one CPU.
+ *
+ * Nor does it pay when poll windows after wake-ups keep finding nothing:
+ * the doorbell that woke the thread had sent everything and no post came
+ * within sq_poll_usecs. That is a ping-pong - one message, then the
+ * peer's answer a round trip later (latency tests across a link) - and
+ * every such wake-up only burns the window on another CPU, which a
+ * virtual machine's host may be short of, while the next post rings the
+ * doorbell anyway. A few in a row (one alone may be a hiccup of a
+ * streaming process) count as a ping-pong. Both cases park the thread:
+ * doorbells whose pass sent everything leave it asleep until the re-probe.
  */
-static bool sroce_tx_idle_done(struct sroce_tx *tx, u64 idle_since)
-{
-	bool contended = !single_task_running();
+#define SROCE_TX_FUTILE_WAKES	4
 
-	if (contended) {
-		tx->reprobe_ms = tx->contended ?
+static bool sroce_tx_idle_done(struct sroce_tx *tx, u64 idle_since,
+			       bool worked)
+{
+	bool cpu_wanted = !single_task_running();
+	bool parked;
+
+	if (!cpu_wanted && ktime_get_ns() - idle_since < sroce_tx_poll_ns())
+		return false;
+	if (worked)
+		tx->futile_wakes = 0;
+	else if (!cpu_wanted && tx->futile_wakes < SROCE_TX_FUTILE_WAKES)
+		tx->futile_wakes++;
+	parked = cpu_wanted || tx->futile_wakes >= SROCE_TX_FUTILE_WAKES;
+	/* Decided only here: a flag cleared while polling would reset the back-off. */
+	if (parked) {
+		tx->reprobe_ms = tx->parked ?
 			min(2 * tx->reprobe_ms, SROCE_TX_REPROBE_MAX_MS) : 1;
 		WRITE_ONCE(tx->reprobe_at,
 			   jiffies + msecs_to_jiffies(tx->reprobe_ms));
 	}
-	WRITE_ONCE(tx->contended, contended);
-	return contended || ktime_get_ns() - idle_since >= sroce_tx_poll_ns();
+	WRITE_ONCE(tx->parked, parked);
+	return true;
 }
 
 /*
@@ -196,14 +220,17 @@ static int sroce_tx_thread(void *data)
 {
 	struct sroce_tx *tx = data;
 	u64 idle_since = ktime_get_ns();
+	bool worked = false;	/* since the thread last woke up */
 
 	while (!kthread_should_stop()) {
 		atomic_set(&tx->kicked, 0);
 		if (sroce_tx_for_each_qp(tx, sroce_tx_run_qp, NULL)) {
 			idle_since = ktime_get_ns();
-		} else if (sroce_tx_idle_done(tx, idle_since)) {
+			worked = true;
+		} else if (sroce_tx_idle_done(tx, idle_since, worked)) {
 			sroce_tx_sleep(tx);
 			idle_since = ktime_get_ns();
+			worked = false;
 		}
 		sroce_tx_yield(tx);
 	}
@@ -218,7 +245,8 @@ int sroce_tx_start(struct sroce_dev *sdev)
 	spin_lock_init(&tx->lock);
 	INIT_LIST_HEAD(&tx->qps);
 	atomic_set(&tx->kicked, 0);
-	tx->contended = false;
+	tx->parked = false;
+	tx->futile_wakes = 0;
 	thread = kthread_run(sroce_tx_thread, tx, "sroce-tx/%s",
 			     netdev_name(sdev->ndev));
 	if (IS_ERR(thread))

@@ -19,21 +19,26 @@ struct sroce_qp;
  * @qps: every QP of the device (sroce_qp.tx_entry)
  * @kicked: set by doorbells and timers before waking @thread, so a wake-up
  *	that races with going to sleep is not lost
- * @contended: written by @thread only: its last idle poll found another
- *	task waiting for its CPU (read locklessly by sroce_tx_polls())
+ * @parked: written by @thread only: its last idle poll found another task
+ *	waiting for its CPU, or its last poll windows after wake-ups found no
+ *	work; doorbells then leave it asleep (read locklessly by
+ *	sroce_tx_polls())
+ * @futile_wakes: wake-ups in a row whose poll window found no work, up to
+ *	SROCE_TX_FUTILE_WAKES; @thread only
  * @reprobe_at: jiffies from which a doorbell wakes @thread again although
- *	@contended, to look for a free CPU; written by @thread only
- * @reprobe_ms: the wait before that, doubled while the thread keeps
- *	finding its CPU wanted; @thread only
+ *	@parked, to look for a free CPU or faster posts; written by @thread only
+ * @reprobe_ms: the wait before that, doubled while the thread stays
+ *	parked; @thread only
  */
 struct sroce_tx {
 	struct task_struct *thread;
 	spinlock_t lock;
 	struct list_head qps;
 	atomic_t kicked;
-	bool contended;
+	bool parked;
 	unsigned long reprobe_at;
 	unsigned int reprobe_ms;
+	unsigned int futile_wakes;
 };
 
 int sroce_tx_start(struct sroce_dev *sdev);
