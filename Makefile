@@ -36,7 +36,8 @@ help:
 	@echo "make check-debug  the VM suite under the KASAN/lockdep/kmemleak test kernel"
 	@echo "make sparse     build the module with sparse (C=1)"
 	@echo "make bench      perftest on rdma_rxe and sroce in the same guests, ratios in bench/results/"
-	@echo "                (KVER=6.12 for 6.12, QUICK=1 smoke run, TOPOLOGY=loopback|link, CPUS=1|2 (default 2), POINTS=regex, PARALLEL=1)"
+	@echo "                (KVER=6.12 for 6.12, QUICK=1 smoke run, TOPOLOGY=loopback|link, CPUS=1|2 (default 2), POINTS=regex, PARALLEL=1,"
+	@echo "                LINK_MTU=9000: link guests' eth0 MTU, path MTU 4096)"
 	@echo "make install    install module (+depmod), provider and /etc/libibverbs.d/sroce.driver"
 
 setup:
@@ -85,7 +86,7 @@ bench: setup
 		$(if $(filter-out 0,$(QUICK)),--quick) $(if $(TOPOLOGY),--topology $(TOPOLOGY)) \
 		$(if $(CPUS),--cpus $(CPUS)) $(if $(REPS),--reps $(REPS)) \
 		$(if $(POINTS),--points '$(POINTS)') $(if $(filter-out 0,$(PARALLEL)),--parallel) \
-		$(if $(BUDGET),--budget $(BUDGET))
+		$(if $(BUDGET),--budget $(BUDGET)) $(if $(LINK_MTU),--link-mtu $(LINK_MTU))
 
 check-debug: setup
 	@$(TOP)/tests/tools/check.sh --debug

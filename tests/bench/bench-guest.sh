@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench-guest.sh TOPOLOGY [--quick] [--reps N] [--budget SEC] [--points REGEX]
-#                [--providers "rxe sroce"]
+#                [--providers "rxe sroce"] [--mtu BYTES]
 #
 # The guest half of `make bench` (tests/bench/bench.sh boots it with vm-run).
 # TOPOLOGY is loopback (one guest, client and server on one device) or link
 # (two guests: host 0 serves, host 1 connects over the virtual link).
+# --mtu: eth0's MTU (both guests run with the same); the providers' active
+# MTU, which perftest takes as path MTU, follows it (9000 -> 4096).
 #
 # For each repeat, each provider in turn (load it, run the whole matrix,
 # unload it: rdma_rxe and sroce cannot both own UDP 4791; the order flips
@@ -23,7 +25,7 @@
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
-TOPO='' QUICK=0 REPS=3 BUDGET=3000 POINTS='' PROVIDERS='rxe sroce'
+TOPO='' QUICK=0 REPS=3 BUDGET=3000 POINTS='' PROVIDERS='rxe sroce' MTU=''
 PROVIDER_PATH=$RDMAV_DRIVERS	# rxe_setup unsets it; sroce needs it back
 MEMCPY_BW=$SROCE_TOP/build/bench/memcpy_bw
 OUT=/tmp/bench
@@ -39,6 +41,7 @@ parse_args() {
 		--budget) BUDGET=$2; shift 2 ;;
 		--points) POINTS=$2; shift 2 ;;
 		--providers) PROVIDERS=$2; shift 2 ;;
+		--mtu) MTU=$2; shift 2 ;;
 		*) fail "unknown argument $1" ;;
 		esac
 	done
@@ -164,6 +167,15 @@ sync_hosts() {
 	log "in step with the peer at $1"
 }
 
+# link_carries MTU: a full-size frame crosses the link (an ICMP echo of MTU
+# bytes; the peer sets its MTU at the same time, hence the wait), or the run
+# stops: a link that drops big frames would measure retransmissions.
+link_carries() {
+	wait_for 20 busybox ping -c 1 -W 2 -s $(($1 - 28)) "$SROCE_PEER_IP" > /dev/null ||
+		fail "a $1-byte frame does not cross the link to $SROCE_PEER_IP"
+	log "the link carries $1-byte frames"
+}
+
 # --- one point, one guest ----------------------------------------------------------
 
 # point_loopback REP NAME SIZE TIMEOUT TOOL ARGS...
@@ -252,6 +264,7 @@ point_link() {
 			timeout "$limit" "$tool" -d "$RDMA_DEV" -x "$GID_INDEX" -F -p "$PERF_PORT" "$@" \
 				"$SROCE_PEER_IP" > "$out.client" 2>&1 || rc=$?
 			after=$(cpu_sample)
+			[ -n "$MTU" ] && log "perftest path MTU: $(grep -m 1 -o 'Mtu *: *[0-9]*' "$out.client" || true)"
 			res=$(perf_result "$kind" "$out.client" || true)
 			if [ "$rc" = 0 ] && [ -n "$res" ]; then
 				report "$rep" "$point" client ok "$res $(cpu_usage "$before" "$after") secs=$(elapsed "$t0")"
@@ -272,7 +285,7 @@ provider_up() {
 	PROVIDER=$1
 	[ "$1" = sroce ] && export RDMAV_DRIVERS=$PROVIDER_PATH
 	rdma_setup "$1"
-	log "provider $1: $RDMA_DEV, GID index $GID_INDEX"
+	log "provider $1: $RDMA_DEV, GID index $GID_INDEX, eth0 MTU $(cat /sys/class/net/eth0/mtu), active_mtu $(devinfo_field "$RDMA_DEV" active_mtu)"
 }
 
 # Unload whatever provider is up (retry: the last process may still be
@@ -334,7 +347,11 @@ main() {
 	dmesg -n 1	# keep kernel chatter off the console the host parses
 	log "matrix: $(matrix | awk '{ printf "%s/%s ", $1, $2 }')"
 	echo "BENCH-GUEST host=$SROCE_HOST kernel=$(uname -r) vcpus=$(nproc) mem_kib=$(awk '/MemTotal/ { print $2 }' /proc/meminfo)"
+	if [ -n "$MTU" ]; then
+		run ip link set eth0 mtu "$MTU" || fail "cannot set eth0 MTU $MTU"
+	fi
 	[ "$TOPO" = link ] && wait_peer 30
+	[ -n "$MTU" ] && link_carries "$MTU"
 	memcpy_bandwidth
 	for ((rep = 1; rep <= REPS; rep++)); do
 		for provider in $(providers_for "$rep"); do

@@ -3,6 +3,7 @@
 #
 # bench.sh [--kernel KVER] [--quick] [--topology loopback|link|all] [--reps N]
 #          [--cpus 1|2] [--points REGEX] [--parallel] [--budget SEC] [--out DIR]
+#          [--link-mtu BYTES]
 #
 # `make bench`: perftest on rdma_rxe and on sroce in the same guest(s), same
 # kernel, same run, and a report of the ratios. Boots the guest(s) with
@@ -21,6 +22,10 @@
 # --cpus: vCPUs per guest, default 2: with one, both perftest processes
 # busy-poll the only CPU and every small-message latency is the scheduler's
 # 4 ms tick, for rxe and sroce alike; with two the providers' own costs show.
+# --link-mtu: eth0's MTU on both guests of the link topology (default 1500,
+# path MTU 1024); 9000 gives both providers a path MTU of 4096: fewer
+# frames per byte over the emulated link. The report's name says it
+# (<topology>-mtu9000), and such a run never becomes latest.md.
 # Nothing here asserts a speed: the exit status is non-zero only when the
 # harness itself could not run.
 set -euo pipefail
@@ -28,9 +33,10 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 KERNEL='' QUICK=0 TOPOLOGY=all REPS=3 CPUS=2 POINTS='' OUT='' PARALLEL=0 BUDGET=''
+LINK_MTU=''
 
 usage() {
-	sed -n '4,5s/^# \{0,1\}//p' "$0" >&2
+	sed -n '4,6s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -46,10 +52,12 @@ parse_args() {
 		--parallel) PARALLEL=1; shift ;;
 		--budget) BUDGET=$2; shift 2 ;;
 		--out) OUT=$2; shift 2 ;;
+		--link-mtu) LINK_MTU=$2; shift 2 ;;
 		*) usage ;;
 		esac
 	done
 	case "$TOPOLOGY" in loopback|link|all) ;; *) usage ;; esac
+	[[ -z $LINK_MTU || $LINK_MTU =~ ^[0-9]+$ ]] || usage
 	[ "$QUICK" = 1 ] && REPS=1
 	[ -n "$OUT" ] || OUT=$TOP/bench/results
 	[ "$QUICK" = 1 ] && [ "$OUT" = "$TOP/bench/results" ] && OUT=$TOP/build/bench/results
@@ -99,6 +107,7 @@ run_topology() {
 	args=("$topo" --reps "$REPS" --budget "$b")
 	[ "$QUICK" = 1 ] && args+=(--quick)
 	[ -n "$POINTS" ] && args+=(--points "$POINTS")
+	[ "$topo" = link ] && [ -n "$LINK_MTU" ] && args+=(--mtu "$LINK_MTU")
 	echo "bench: $topo on $KVER ($hosts guest(s), $CPUS vCPU each), up to $((b / 60)) min"
 	"$TOP/tests/vm/vm-run" --kernel "$KVER" --hosts "$hosts" --cpus "$CPUS" \
 		--timeout $((b + 180)) "$HERE/bench-guest.sh" "${args[@]}" \
@@ -131,6 +140,7 @@ main() {
 		echo "reps=$REPS"
 		echo "cpus=$CPUS"
 		echo "points=$POINTS"
+		echo "link_mtu=$LINK_MTU"
 		echo "parallel=$PARALLEL"
 		echo "commit=$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
 		echo "host_cpus=$(nproc)"
@@ -149,13 +159,14 @@ main() {
 	echo "load_end=$(load_average)" >> "$WORK/meta"
 	echo "duration_s=$((SECONDS - start))" >> "$WORK/meta"
 	stem=$(date -u +%Y-%m-%d)-$KVER-$TOPOLOGY
+	[ -n "$LINK_MTU" ] && [ "$TOPOLOGY" != loopback ] && stem+=-mtu$LINK_MTU
 	[ "$QUICK" = 1 ] && stem+=-quick
 	# Debian's python3, which has python3-matplotlib (not a pyenv one on PATH).
 	# A full run of the whole matrix into bench/results becomes latest.md
 	# and the README's table.
 	latest=()
 	[ "$QUICK" = 0 ] && [ "$OUT" = "$TOP/bench/results" ] && [ -z "$POINTS" ] &&
-		[ "$TOPOLOGY" = all ] && latest=(--latest "$OUT/latest.md" --readme "$TOP/README.md")
+		[ "$TOPOLOGY" = all ] && [ -z "$LINK_MTU" ] && latest=(--latest "$OUT/latest.md" --readme "$TOP/README.md")
 	/usr/bin/python3 "$HERE/report.py" --meta "$WORK/meta" --out "$OUT/$stem" "${latest[@]}" \
 		"$WORK"/*-host*.txt
 	echo "bench: raw logs in $WORK; took $((SECONDS - start)) s"

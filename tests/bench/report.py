@@ -364,6 +364,14 @@ def readme_summary(rows, memcpy, source):
     return out
 
 
+def path_mtu(meta):
+    """The path MTU perftest ran at: the device's active MTU, set by eth0's."""
+    if meta.get("link_mtu"):
+        return (f"link guests' eth0 MTU {meta['link_mtu']}: path MTU 4096 on the link "
+                f"if it allows, 1024 in loopback")
+    return "default MTU 1024"
+
+
 def header(meta, guests, title):
     g = guests[0] if guests else {}
     mem = int(g["mem_kib"]) // 1024 if g.get("mem_kib", "").isdigit() else "?"
@@ -377,7 +385,7 @@ def header(meta, guests, title):
            f"| sroce | {meta.get('commit', '?')} |",
            f"| guest | {g.get('vcpus', meta.get('cpus', '?'))} vCPU, {mem} MiB, QEMU TCG "
            f"(`-accel tcg,thread=multi -cpu max`), {meta.get('qemu', '?')} |",
-           f"| perftest | {meta.get('perftest', '?')} (`-F`, RC, default MTU 1024) |",
+           f"| perftest | {meta.get('perftest', '?')} (`-F`, RC, {path_mtu(meta)}) |",
            f"| repeats | {meta.get('reps', '?')} per point (median; spread = (max − min) / median)"
            f"{' — QUICK smoke run' if meta.get('quick') == '1' else ''} |",
            f"| host | {meta.get('host_cpus', '?')} CPUs shared with other jobs; load average "
