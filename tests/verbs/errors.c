@@ -60,6 +60,52 @@ static int bad_lkey_server(struct vt *t)
 	       vt_check_byte(t, b->p, MSG_LEN, GUARD, "receive buffer");
 }
 
+/* --- a SEND longer than the receive it lands in -------------------------- */
+
+#define SEND_LONG	16384	/* 16 packets at path MTU 1024 */
+#define RECV_SHORT	4096
+
+static int recv_too_small_client(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, SEND_LONG, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_send_wr wr;
+	struct ibv_sge sg;
+	struct vt_ep ep;
+
+	if (!b || vt_ep_up(t, &ep, NULL))
+		return -1;
+	memset(b->p, 0x3c, SEND_LONG);
+	sg = vt_sge(b, 0, SEND_LONG);
+	wr = vt_wr(IBV_WR_SEND, 1, &sg, 1, IBV_SEND_SIGNALED);
+	if (vt_post_send(t, &ep, &wr) ||
+	    vt_expect_wc(t, ep.scq, 1, IBV_WC_REM_INV_REQ_ERR, NULL, "SEND too long") ||
+	    vt_expect_state(t, ep.qp, IBV_QPS_ERR, STATE_MS, "requester"))
+		return -1;
+	return vt_sync(t);
+}
+
+/*
+ * The message's first packets fit; the one that overflows the receive is
+ * refused (IBA 9.7.5.2.2: invalid request) and nothing lands past it.
+ */
+static int recv_too_small_server(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, SEND_LONG, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_sge sg;
+	struct vt_ep ep;
+
+	if (!b || vt_ep_new(t, &ep))
+		return -1;
+	memset(b->p, GUARD, SEND_LONG);
+	sg = vt_sge(b, 0, RECV_SHORT);
+	if (vt_post_recv(t, &ep, 7, &sg, 1) || vt_ep_link(t, &ep, NULL) || vt_sync(t))
+		return -1;
+	return vt_expect_wc(t, ep.rcq, 7, IBV_WC_LOC_LEN_ERR, NULL, "receive too small") ||
+	       vt_expect_state(t, ep.qp, IBV_QPS_ERR, STATE_MS, "responder") ||
+	       vt_check_byte(t, (char *)b->p + RECV_SHORT, SEND_LONG - RECV_SHORT, GUARD,
+			     "memory past the receive");
+}
+
 /* --- the responder refuses: rkey, bounds, rights, PD --------------------- */
 
 enum access_kind { BAD_RKEY, OUT_OF_BOUNDS, NO_REMOTE_WRITE, NO_REMOTE_READ, OTHER_PD };
@@ -747,6 +793,8 @@ out:
 const struct vt_case vt_error_cases[] = {
 	{ "err_bad_lkey", "SEND with a bad lkey: IBV_WC_LOC_PROT_ERR, QP in ERR",
 	  bad_lkey_client, bad_lkey_server, NULL },
+	{ "err_recv_too_small", "16 KiB SEND into a 4 KiB receive: LOC_LEN_ERR and REM_INV_REQ_ERR, nothing past it",
+	  recv_too_small_client, recv_too_small_server, NULL },
 	{ "err_bad_rkey", "WRITE with a bad rkey: IBV_WC_REM_ACCESS_ERR, both QPs in ERR",
 	  access_client, access_server, &bad_rkey },
 	{ "err_out_of_bounds", "WRITE past the end of the MR: REM_ACCESS_ERR, nothing written",

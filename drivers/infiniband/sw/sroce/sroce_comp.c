@@ -396,6 +396,22 @@ static bool sroce_comp_req_has_work_locked(struct sroce_qp *qp)
 	       sroce_queue_available(&qp->sq) > 0;
 }
 
+/*
+ * After a response was taken: complete what it finished, keep the timer
+ * running while anything is outstanding, and let the requester send what
+ * the response made possible.
+ */
+static void sroce_comp_after_rcv_locked(struct sroce_qp *qp)
+{
+	sroce_comp_advance_locked(qp);
+	if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
+		sroce_comp_arm_timer_locked(qp);
+	if (sroce_comp_req_has_work_locked(qp)) {
+		WRITE_ONCE(qp->tx_pending, true);
+		sroce_tx_kick_qp(qp);
+	}
+}
+
 /* Return: false if the QP's state takes no responses (packet dropped). */
 bool sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 		    const u8 *payload)
@@ -416,13 +432,83 @@ bool sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 		sroce_comp_atomic_ack(qp, h);
 	else
 		sroce_comp_ack(qp, h);
-	sroce_comp_advance_locked(qp);
-	if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
-		sroce_comp_arm_timer_locked(qp);
-	if (sroce_comp_req_has_work_locked(qp)) {
-		WRITE_ONCE(qp->tx_pending, true);
-		sroce_tx_kick_qp(qp);
+	sroce_comp_after_rcv_locked(qp);
+out:
+	spin_unlock_bh(&qp->lock);
+	return taken;
+}
+
+/*
+ * Is a run of READ responses (sroce_comp_rcv_run()) the plain next part of
+ * the READ under way? Its first is a MIDDLE at the expected PSN of the
+ * oldest unfinished WQE, all but the last carry one path MTU, and it fits.
+ *
+ * Return: that READ's WQE, or NULL.
+ */
+static struct sroce_swqe *sroce_comp_run_swqe(struct sroce_qp *qp,
+					      const struct sroce_hdrs *first,
+					      const struct sroce_hdrs *last,
+					      u32 len)
+{
+	u32 flags = first->op->flags, last_flags = last->op->flags;
+	struct sroce_swqe *swqe;
+
+	if ((qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) ||
+	    !(flags & SROCE_OPF_READ) || !(flags & SROCE_OPF_MIDDLE) ||
+	    !(last_flags & SROCE_OPF_READ) || first->payload_len != qp->mtu ||
+	    last->payload_len > qp->mtu ||
+	    (!(last_flags & SROCE_OPF_LAST) && last->payload_len != qp->mtu))
+		return NULL;
+	swqe = sroce_comp_swqe_of(qp, first->bth.psn);
+	if (!swqe || swqe->opcode != SROCE_WR_RDMA_READ ||
+	    swqe->state == SROCE_SWQE_DONE ||
+	    first->bth.psn != sroce_psn_add(swqe->first_psn, swqe->sent / qp->mtu) ||
+	    sroce_comp_first_unfinished(qp) != swqe ||
+	    len > swqe->length - swqe->sent)
+		return NULL;
+	return swqe;
+}
+
+/**
+ * sroce_comp_rcv_run - the rest of a READ response from a local segment at once
+ * @qp: the requester's QP
+ * @first: headers of the run's first packet
+ * @last: headers of its last packet; those between are MIDDLEs of one MTU
+ * @pkts: packets in the run, at least 2
+ * @payload: their payloads, back to back
+ * @len: @payload's length
+ *
+ * The completer's side of sroce_resp_rcv_run(): when every response of the
+ * run is certain to be placed as the next part of the READ under way, one
+ * lock, one key lookup and one copy, and the QP as the responses one by
+ * one would leave it. Otherwise, or if the local key check fails, nothing
+ * is done and the caller hands the responses over one by one.
+ *
+ * Return: true if the run was taken.
+ */
+bool sroce_comp_rcv_run(struct sroce_qp *qp, const struct sroce_hdrs *first,
+			const struct sroce_hdrs *last, u32 pkts,
+			const u8 *payload, u32 len)
+{
+	struct sroce_swqe *swqe;
+	bool taken = false;
+
+	spin_lock_bh(&qp->lock);
+	swqe = sroce_comp_run_swqe(qp, first, last, len);
+	if (!swqe || sroce_sge_copy(qp, swqe->sge, swqe->num_sge, swqe->sent,
+				    (void *)payload, len, SROCE_COPY_TO_MR))
+		goto out;
+	taken = true;
+	if (last->op->flags & SROCE_OPF_AETH)
+		sroce_comp_ack_upto(qp, sroce_psn_add(swqe->first_psn, SROCE_PSN_MASK));
+	swqe->sent += len;
+	sroce_comp_progress(qp, sroce_psn_add(last->bth.psn, 1));
+	if (last->op->flags & SROCE_OPF_LAST) {
+		swqe->status = swqe->sent == swqe->length ? IB_WC_SUCCESS :
+							     IB_WC_BAD_RESP_ERR;
+		swqe->state = SROCE_SWQE_DONE;
 	}
+	sroce_comp_after_rcv_locked(qp);
 out:
 	spin_unlock_bh(&qp->lock);
 	return taken;

@@ -151,6 +151,12 @@ static bool sroce_rcv_from_peer(struct sk_buff *skb, const struct sroce_qp *qp)
 	       data_race(ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr));
 }
 
+static void sroce_rcv_count(struct sroce_qp *qp, u32 pkts, u32 bytes)
+{
+	sroce_stat_add(qp->sdev, SROCE_STAT_RCVD_PKTS, pkts);
+	sroce_stat_add(qp->sdev, SROCE_STAT_RCVD_BYTES, bytes);
+}
+
 /*
  * Hand one packet to the responder or completer. Like rxe's rcvd_pkts, a
  * packet counts once its QP's state let it in (whatever the PSN then
@@ -165,15 +171,45 @@ static void sroce_rcv_pkt(struct sroce_qp *qp, const struct sroce_hdrs *h,
 		taken = sroce_resp_rcv(qp, h, payload);
 	else
 		taken = sroce_comp_rcv(qp, h, payload);
-	if (taken) {
-		sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_PKTS);
-		sroce_stat_add(qp->sdev, SROCE_STAT_RCVD_BYTES, bytes);
-	}
+	if (taken)
+		sroce_rcv_count(qp, 1, bytes);
+}
+
+/*
+ * Packets @i .. last of a local segment in one go, if the responder (a
+ * SEND or WRITE) or the completer (a READ response) finds them a plain
+ * continuation of the message under way (sroce_resp_rcv_run(),
+ * sroce_comp_rcv_run()).
+ */
+static bool sroce_rcv_seg_run(struct sroce_qp *qp, const struct sroce_hdrs *first,
+			      const u8 *payload, const struct sroce_seg *seg,
+			      u32 i)
+{
+	struct sroce_hdrs h, last;
+	u32 pkts = seg->pkts - i, offset, len;
+	bool taken;
+
+	if (pkts < 2)
+		return false;
+	offset = sroce_seg_pkt(first, seg, i, &h);
+	sroce_seg_pkt(first, seg, seg->pkts - 1, &last);
+	len = first->payload_len - offset;
+	if (h.op->flags & SROCE_OPF_REQUEST)
+		taken = sroce_resp_rcv_run(qp, &h, &last, pkts, payload + offset, len);
+	else
+		taken = sroce_comp_rcv_run(qp, &h, &last, pkts, payload + offset, len);
+	if (!taken)
+		return false;
+	/* Every packet before the last is a MIDDLE of one MTU, like @h. */
+	sroce_rcv_count(qp, pkts, (pkts - 1) * sroce_seg_pkt_bytes(&h) +
+				  sroce_seg_pkt_bytes(&last));
+	return true;
 }
 
 /*
  * A local segment (sroce_seg.h): each packet it stands for, in order, as
- * if it had come alone.
+ * if it had come alone - or, from its first or second packet on (after
+ * the message's FIRST), the rest as one run when that cannot differ.
  */
 static void sroce_rcv_seg(struct sroce_qp *qp, const struct sroce_hdrs *first,
 			  const u8 *payload, const struct sroce_seg *seg)
@@ -182,8 +218,11 @@ static void sroce_rcv_seg(struct sroce_qp *qp, const struct sroce_hdrs *first,
 	u32 i;
 
 	for (i = 0; i < seg->pkts; i++) {
-		u32 offset = sroce_seg_pkt(first, seg, i, &h);
+		u32 offset;
 
+		if (i < 2 && sroce_rcv_seg_run(qp, first, payload, seg, i))
+			return;
+		offset = sroce_seg_pkt(first, seg, i, &h);
 		/* Counted as the packet it stands for would be. */
 		sroce_rcv_pkt(qp, &h, payload + offset, sroce_seg_pkt_bytes(&h));
 	}

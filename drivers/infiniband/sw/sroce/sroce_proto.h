@@ -42,6 +42,9 @@ void sroce_sq_flush_locked(struct sroce_qp *qp);
 /* sroce_comp.c */
 bool sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 		    const u8 *payload);
+bool sroce_comp_rcv_run(struct sroce_qp *qp, const struct sroce_hdrs *first,
+			const struct sroce_hdrs *last, u32 pkts,
+			const u8 *payload, u32 len);
 void sroce_comp_retry_timeout(struct timer_list *t);
 void sroce_comp_arm_timer_locked(struct sroce_qp *qp);
 void sroce_complete_swqe_locked(struct sroce_qp *qp, struct sroce_swqe *swqe);
@@ -51,6 +54,9 @@ bool sroce_comp_ask_tail_locked(struct sroce_qp *qp);
 /* sroce_resp.c */
 bool sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 		    const u8 *payload);
+bool sroce_resp_rcv_run(struct sroce_qp *qp, const struct sroce_hdrs *first,
+			const struct sroce_hdrs *last, u32 pkts,
+			const u8 *payload, u32 len);
 bool sroce_resp_rcv_unsupported(struct sroce_qp *qp, const struct sroce_hdrs *h);
 bool sroce_resp_send_reads_locked(struct sroce_qp *qp, int *budget);
 void sroce_rq_flush_locked(struct sroce_qp *qp);

@@ -589,6 +589,114 @@ out:
 	return taken;
 }
 
+/*
+ * Would every packet of a run (sroce_resp_rcv_run()) be accepted as a plain
+ * continuation of the message under way? The run's first packet is a
+ * MIDDLE at the expected PSN, its last one a MIDDLE or LAST of the same
+ * kind, all but the last carry one path MTU; a WRITE with immediate is
+ * left out (it takes a receive WQE before memory is touched).
+ */
+static bool sroce_resp_run_plain(const struct sroce_qp *qp,
+				 const struct sroce_hdrs *first,
+				 const struct sroce_hdrs *last, u32 len)
+{
+	u32 kind = SROCE_OPF_WRITE | SROCE_OPF_SEND;
+	u32 flags = first->op->flags, last_flags = last->op->flags;
+
+	if (!sroce_resp_qp_receives(qp) || first->bth.psn != qp->resp_psn ||
+	    !(flags & SROCE_OPF_MIDDLE) || !sroce_resp_sequence_ok(qp, flags) ||
+	    (last_flags & kind) != (flags & kind) ||
+	    !(last_flags & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST)) ||
+	    first->payload_len != qp->mtu || !sroce_resp_length_ok(qp, last))
+		return false;
+	if (flags & SROCE_OPF_WRITE)
+		return !(last_flags & SROCE_OPF_IMMDT) && len <= qp->resp_write_left &&
+		       (!(last_flags & SROCE_OPF_LAST) || len == qp->resp_write_left);
+	return qp->rwqe_valid && len <= qp->rwqe.length - qp->rwqe_offset;
+}
+
+/* Place a plain run's payload; false (nothing placed) if a key check fails. */
+static bool sroce_resp_run_place(struct sroce_qp *qp, const struct sroce_hdrs *first,
+				 const u8 *payload, u32 len)
+{
+	struct sroce_mr *mr;
+
+	if (first->op->flags & SROCE_OPF_SEND)
+		return !sroce_sge_copy(qp, qp->rwqe.sge, qp->rwqe.num_sge,
+				       qp->rwqe_offset, (void *)payload, len,
+				       SROCE_COPY_TO_MR);
+	mr = sroce_resp_target(qp, qp->resp_write_rkey, qp->resp_write_va, len,
+			       IB_ACCESS_REMOTE_WRITE);
+	if (IS_ERR(mr))
+		return false;
+	sroce_mr_copy(mr, qp->resp_write_va, (void *)payload, len, SROCE_COPY_TO_MR);
+	sroce_mr_put(mr);
+	return true;
+}
+
+/* The state the run's packets one by one would have left, ACK included. */
+static void sroce_resp_run_finish(struct sroce_qp *qp, const struct sroce_hdrs *last,
+				  u32 pkts, u32 len)
+{
+	u32 last_flags = last->op->flags;
+
+	if (last_flags & SROCE_OPF_WRITE) {
+		qp->resp_write_va += len;
+		qp->resp_write_left -= len;
+		if (last_flags & SROCE_OPF_LAST)
+			sroce_resp_drop_write(qp);
+	} else {
+		qp->rwqe_offset += len;
+		if (last_flags & SROCE_OPF_LAST)
+			sroce_resp_complete_rwqe(qp, last, IB_WC_SUCCESS);
+	}
+	if (last_flags & SROCE_OPF_LAST)
+		qp->resp_msn++;
+	qp->resp_psn = sroce_psn_add(last->bth.psn, 1);
+	qp->resp_last_flags = last_flags;
+	qp->resp_nak_sent = false;
+	if (last->bth.ack_req)
+		sroce_resp_ack(qp, last->bth.psn,
+			       SROCE_AETH_ACK | SROCE_AETH_CREDITS_INVALID);
+	sroce_stat_add(qp->sdev, SROCE_STAT_ACK_COALESCED,
+		       pkts - last->bth.ack_req);
+}
+
+/**
+ * sroce_resp_rcv_run - the rest of a SEND or WRITE from a local segment at once
+ * @qp: the destination QP
+ * @first: headers of the run's first packet
+ * @last: headers of its last packet; those between are MIDDLEs of one MTU
+ * @pkts: packets in the run, at least 2
+ * @payload: their payloads, back to back
+ * @len: @payload's length
+ *
+ * Per packet, a segment's receiver pays the QP lock, a key lookup and a
+ * copy. When each packet of the run is certain to be accepted as a plain
+ * continuation of the message under way (sroce_resp_run_plain()), the run
+ * takes one lock, one key lookup and one copy, and leaves the QP as the
+ * packets one by one would: PSN, message state, completion, AckReq of the
+ * last. Otherwise, or if a key check fails, nothing is done, and the caller
+ * hands the packets over one by one, where each rule gives its own answer
+ * at the packet it concerns.
+ *
+ * Return: true if the run was taken.
+ */
+bool sroce_resp_rcv_run(struct sroce_qp *qp, const struct sroce_hdrs *first,
+			const struct sroce_hdrs *last, u32 pkts,
+			const u8 *payload, u32 len)
+{
+	bool taken;
+
+	spin_lock_bh(&qp->lock);
+	taken = sroce_resp_run_plain(qp, first, last, len) &&
+		sroce_resp_run_place(qp, first, payload, len);
+	if (taken)
+		sroce_resp_run_finish(qp, last, pkts, len);
+	spin_unlock_bh(&qp->lock);
+	return taken;
+}
+
 /**
  * sroce_resp_rcv_unsupported - a request whose opcode sroce does not speak
  * @qp: the destination QP
