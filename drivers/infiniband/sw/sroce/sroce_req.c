@@ -492,7 +492,7 @@ static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 	while (*budget > 0 && qp->req_index != qp->sq.index) {
 		struct sroce_swqe *swqe =
 			&qp->swqes[qp->req_index & (qp->sq.depth - 1)];
-		u32 in_flight, psn, psn_max;
+		u32 in_flight, psn, psn_max, want;
 		int pkts;
 
 		if (swqe->state == SROCE_SWQE_DONE) {
@@ -514,9 +514,11 @@ static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 			seg_pkts = sroce_local_seg_pkts(qp);
 		psn = qp->req_psn;
 		psn_max = qp->req_psn_max;
-		pkts = sroce_req_send_pkt(qp, swqe, in_flight,
-					  sroce_req_pkts_now(qp, seg_pkts,
-							     *budget, in_flight));
+		want = sroce_req_pkts_now(qp, seg_pkts, *budget, in_flight);
+		pkts = sroce_req_send_pkt(qp, swqe, in_flight, want);
+		/* A segment's skb is an order-2 allocation; one packet's is less. */
+		if (pkts == -ENOMEM && want > 1)
+			pkts = sroce_req_send_pkt(qp, swqe, in_flight, 1);
 		if (pkts == -ENOMEM)
 			break;
 		if (pkts < 0) {

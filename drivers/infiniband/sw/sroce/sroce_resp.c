@@ -823,6 +823,7 @@ bool sroce_resp_send_reads_locked(struct sroce_qp *qp, int *budget)
 	while (*budget > 0 && qp->rd_res_head != qp->rd_res_tail) {
 		struct sroce_rd_res *res =
 			&qp->rd_res[qp->rd_res_head % qp->rd_res_count];
+		u32 want;
 		int pkts;
 
 		if (!res->pending) {
@@ -831,7 +832,11 @@ bool sroce_resp_send_reads_locked(struct sroce_qp *qp, int *budget)
 		}
 		if (!seg_pkts)
 			seg_pkts = sroce_local_seg_pkts(qp);
-		pkts = sroce_resp_read_pkt(qp, res, min_t(u32, seg_pkts, *budget));
+		want = min_t(u32, seg_pkts, *budget);
+		pkts = sroce_resp_read_pkt(qp, res, want);
+		/* A segment's skb is an order-2 allocation; one packet's is less. */
+		if (pkts == -ENOMEM && want > 1)
+			pkts = sroce_resp_read_pkt(qp, res, 1);
 		if (pkts == -ENOMEM)
 			break;
 		if (pkts < 0) {
