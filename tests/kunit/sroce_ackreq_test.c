@@ -45,10 +45,34 @@ static void sroce_ackreq_without_timeout_every_message_asks(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, ASKS(.last = false));
 }
 
+/* A queue of one (a ping-pong): every message's last packet asks. */
 static void sroce_ackreq_crowded_send_queue_asks(struct kunit *test)
 {
-	KUNIT_EXPECT_TRUE(test, ASKS(.last = true, .has_timeout = true, .sq_crowded = true));
-	KUNIT_EXPECT_FALSE(test, ASKS(.has_timeout = true, .sq_crowded = true));
+	KUNIT_EXPECT_TRUE(test, ASKS(.last = true, .has_timeout = true, .sq_crowded = true,
+				     .sq_depth = 1));
+	KUNIT_EXPECT_TRUE(test, ASKS(.last = true, .has_timeout = true, .sq_crowded = true,
+				     .sq_depth = 2));
+	KUNIT_EXPECT_FALSE(test, ASKS(.has_timeout = true, .sq_crowded = true, .sq_depth = 1));
+}
+
+/*
+ * A deep crowded queue asks once a quarter of its depth went unasked, not
+ * on every message: an ACK per 8-byte WRITE costs as much as the WRITE.
+ */
+static void sroce_ackreq_deep_crowded_queue_asks_by_quarter(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, ASKS(.last = true, .has_timeout = true, .sq_crowded = true,
+				      .sq_depth = 16, .unasked = 2));
+	KUNIT_EXPECT_TRUE(test, ASKS(.last = true, .has_timeout = true, .sq_crowded = true,
+				     .sq_depth = 16, .unasked = 3));
+	KUNIT_EXPECT_FALSE(test, ASKS(.last = true, .has_timeout = true, .sq_crowded = true,
+				      .sq_depth = 256, .unasked = 20));
+	/* Past the general interval, any queue asks. */
+	KUNIT_EXPECT_TRUE(test, ASKS(.last = true, .has_timeout = true, .sq_crowded = true,
+				     .sq_depth = 256, .unasked = SROCE_ACKREQ_INTERVAL - 1));
+	/* Not crowded: the quarter does not apply. */
+	KUNIT_EXPECT_FALSE(test, ASKS(.last = true, .has_timeout = true,
+				      .sq_depth = 16, .unasked = 10));
 }
 
 /* Any packet that fills the window asks, mid-message and unsignaled too. */
@@ -73,6 +97,7 @@ static struct kunit_case sroce_ackreq_cases[] = {
 	KUNIT_CASE(sroce_ackreq_retransmitted_last_packet_asks),
 	KUNIT_CASE(sroce_ackreq_without_timeout_every_message_asks),
 	KUNIT_CASE(sroce_ackreq_crowded_send_queue_asks),
+	KUNIT_CASE(sroce_ackreq_deep_crowded_queue_asks_by_quarter),
 	KUNIT_CASE(sroce_ackreq_packet_filling_the_window_asks),
 	KUNIT_CASE(sroce_ackreq_draining_last_packet_asks),
 	{}

@@ -143,6 +143,18 @@ check_ack_coalescing() {
 	expect_range completer_retry_err 0 0
 }
 
+# 2000 8-byte WRITEs kept 256 deep (perftest signals one in 100): the queue
+# is always at least half full, yet only about one WRITE in 32 asks for an
+# ACK (the interval, the signaled ones, a full window), not every one.
+check_deep_queue_coalescing() {
+	local n=2000
+
+	snapshot
+	perftest_loopback ib_write_bw bw -s 8 -t 256 -n "$n"
+	settle
+	expect_range ack_coalesced $((n * 3 / 4)) "$n"
+}
+
 # Two unsignaled WRITEs with nothing after them go without AckReq; at the
 # local ACK timeout the requester sends them again, this time asking: two
 # packets sent again, not a retry (the responder owed no ACK).
@@ -209,6 +221,7 @@ check_rnr
 check_retry
 check_access
 check_ack_coalescing
+check_deep_queue_coalescing
 check_unsignaled_tail
 check_restrack
 check_rdma_tool_agrees

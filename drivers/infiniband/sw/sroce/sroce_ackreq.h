@@ -13,9 +13,13 @@
  *    its completion;
  *  - every SROCE_ACKREQ_INTERVAL-th packet: the window (and the SQ slots of
  *    unsignaled work requests) keeps moving;
- *  - the last packet of a message while at least half the send queue waits
- *    for acknowledgement: the process may be out of room to post (a
- *    ping-pong with one unsignaled WRITE in flight needs each ACK at once);
+ *  - while at least half the send queue waits for acknowledgement, the
+ *    last packet of a message once a quarter of the queue's depth in
+ *    packets went unasked: the process may run out of room to post (a
+ *    ping-pong with one unsignaled WRITE in flight on a queue of one, as
+ *    perftest's latency tests have, needs each ACK at once); on a deep
+ *    queue the interval below already frees slots often enough, and an ACK
+ *    per message would cost as much as the message;
  *  - the last packet of a message sent again: a retransmission wants an
  *    answer, or the next timeout would find nothing asked;
  *  - every last packet when the QP has no local ACK timeout (timeout 0):
@@ -44,6 +48,7 @@
  * @resend: it is a retransmission
  * @has_timeout: the QP has a local ACK timeout to ask for a tail later
  * @sq_crowded: at least half the send queue's WQEs are not yet completed
+ * @sq_depth: the send queue's depth
  * @fills_cwnd: with it in flight the congestion window is full
  * @draining: the QP is in SQD, waiting for its send queue to drain
  * @unasked: packets sent since the last one that set AckReq
@@ -54,18 +59,28 @@ struct sroce_ackreq_in {
 	bool resend;
 	bool has_timeout;
 	bool sq_crowded;
+	u32 sq_depth;
 	bool fills_cwnd;
 	bool draining;
 	u32 unasked;
 };
 
+/* A crowded send queue wants an ACK after this many packets unasked. */
+static inline u32 sroce_ackreq_crowded_interval(u32 sq_depth)
+{
+	return max(sq_depth / 4, 1U);
+}
+
 /* Does a SEND/WRITE packet set AckReq? */
 static inline bool sroce_ackreq_wanted(const struct sroce_ackreq_in *in)
 {
+	bool crowded_asks = in->sq_crowded &&
+		in->unasked + 1 >= sroce_ackreq_crowded_interval(in->sq_depth);
+
 	if (in->unasked + 1 >= SROCE_ACKREQ_INTERVAL || in->fills_cwnd)
 		return true;
 	return in->last && (in->signaled || in->resend || !in->has_timeout ||
-			    in->sq_crowded || in->draining);
+			    crowded_asks || in->draining);
 }
 
 #endif /* SROCE_ACKREQ_H */
