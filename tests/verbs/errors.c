@@ -86,7 +86,9 @@ static int recv_too_small_client(struct vt *t)
 
 /*
  * The message's first packets fit; the one that overflows the receive is
- * refused (IBA 9.7.5.2.2: invalid request) and nothing lands past it.
+ * refused as an invalid request (a length error; rxe answers with a remote
+ * operational error instead, tests/verbs/README.md) and nothing lands past
+ * it.
  */
 static int recv_too_small_server(struct vt *t)
 {
