@@ -192,6 +192,9 @@ static bool sroce_rcv_seg_run(struct sroce_qp *qp, const struct sroce_hdrs *firs
 	if (pkts < 2)
 		return false;
 	offset = sroce_seg_pkt(first, seg, i, &h);
+	/* A run starts at a MIDDLE: a message's FIRST goes alone, unlocked here. */
+	if (!(h.op->flags & SROCE_OPF_MIDDLE))
+		return false;
 	sroce_seg_pkt(first, seg, seg->pkts - 1, &last);
 	len = first->payload_len - offset;
 	if (h.op->flags & SROCE_OPF_REQUEST)
@@ -265,10 +268,8 @@ static void sroce_rcv_bth(struct sk_buff *skb, bool local)
 		goto drop_qp;
 	/* No memory windows, nothing to invalidate: SEND with invalidate is unsupported. */
 	if (err || (h.op->flags & SROCE_OPF_IETH)) {
-		if (sroce_resp_rcv_unsupported(qp, &h)) {
-			sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_PKTS);
-			sroce_stat_add(qp->sdev, SROCE_STAT_RCVD_BYTES, skb->len);
-		}
+		if (sroce_resp_rcv_unsupported(qp, &h))
+			sroce_rcv_count(qp, 1, skb->len);
 	} else if (seg && seg->pkts > 1) {
 		if (!sroce_seg_valid(seg, h.payload_len))
 			goto drop_qp;
