@@ -357,6 +357,22 @@ u32 sroce_local_seg_pkts(struct sroce_qp *qp)
 }
 
 /**
+ * sroce_local_xmit_known - queue a packet whose peer is known to be local
+ * @qp: the sender; qp->lock held, in the scope sroce_local_seg_pkts() said
+ *	its packets go local in
+ * @skb: one packet, as sroce_local_xmit() takes it; consumed
+ *
+ * Spares the data packets of a transmit pass the peer lookup that
+ * sroce_local_seg_pkts() already made for the pass.
+ */
+void sroce_local_xmit_known(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	sroce_stat_inc(qp->sdev, SROCE_STAT_SENT_PKTS);
+	sroce_stat_add(qp->sdev, SROCE_STAT_SENT_BYTES, skb->len);
+	sroce_local_queue(qp, skb);
+}
+
+/**
  * sroce_local_xmit_seg - queue a segment for local delivery
  * @qp: the sender; qp->lock held, in the scope sroce_local_seg_pkts() said
  *	its packets go local in

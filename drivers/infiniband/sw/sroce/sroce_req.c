@@ -307,13 +307,14 @@ static void sroce_req_fill_seg(struct sroce_qp *qp, const struct sroce_swqe *swq
 /*
  * The next @pkts packets of a SEND or RDMA WRITE (at most; fewer if the
  * message ends first), @in_flight packets unacknowledged before them. More
- * than one only to a local QP: they leave as one segment, whose last
- * packet the AckReq policy judges.
+ * than one only to a local QP (@local, as sroce_local_seg_pkts() found for
+ * this pass): they leave as one segment, whose last packet the AckReq
+ * policy judges.
  *
  * Return: packets sent, or a negative errno.
  */
 static int sroce_req_data_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe,
-			      u32 in_flight, u32 pkts)
+			      u32 in_flight, u32 pkts, bool local)
 {
 	u32 offset = swqe->sent, psn = qp->req_psn;
 	u32 len, last_psn;
@@ -359,12 +360,14 @@ static int sroce_req_data_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	swqe->sent += len;
 	swqe->state = last ? SROCE_SWQE_SENT : SROCE_SWQE_SENDING;
 	sroce_req_advance_psn(qp, sroce_psn_add(last_psn, 1));
-	if (pkts == 1) {
+	if (pkts > 1) {
+		sroce_req_fill_seg(qp, swqe, skb, pkts, last, ack_req);
+		sroce_local_xmit_seg(qp, skb, &h);
+	} else if (local) {
+		sroce_local_xmit_known(qp, skb);
+	} else {
 		sroce_pkt_xmit(qp, skb);
-		return 1;
 	}
-	sroce_req_fill_seg(qp, swqe, skb, pkts, last, ack_req);
-	sroce_local_xmit_seg(qp, skb, &h);
 	return pkts;
 }
 
@@ -420,15 +423,18 @@ static int sroce_req_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	return 1;
 }
 
-/* Return: packets sent (up to @pkts), or a negative errno. */
+/*
+ * @local: the peer is a QP of this host (sroce_local_seg_pkts()).
+ * Return: packets sent (up to @pkts), or a negative errno.
+ */
 static int sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe,
-			      u32 in_flight, u32 pkts)
+			      u32 in_flight, u32 pkts, bool local)
 {
 	if (swqe->opcode == SROCE_WR_RDMA_READ)
 		return sroce_req_read_pkt(qp, swqe);
 	if (sroce_wr_is_atomic(swqe->opcode))
 		return sroce_req_atomic_pkt(qp, swqe);
-	return sroce_req_data_pkt(qp, swqe, in_flight, pkts);
+	return sroce_req_data_pkt(qp, swqe, in_flight, pkts, local);
 }
 
 /*
@@ -494,6 +500,7 @@ static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 		struct sroce_swqe *swqe =
 			&qp->swqes[qp->req_index & (qp->sq.depth - 1)];
 		u32 in_flight, psn, psn_max, want;
+		bool local;
 		int pkts;
 
 		if (swqe->state == SROCE_SWQE_DONE) {
@@ -516,10 +523,13 @@ static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 		psn = qp->req_psn;
 		psn_max = qp->req_psn_max;
 		want = sroce_req_pkts_now(qp, seg_pkts, *budget, in_flight);
-		pkts = sroce_req_send_pkt(qp, swqe, in_flight, want);
+		/* A segment holds several packets of any path MTU (4096 at most). */
+		BUILD_BUG_ON(SROCE_SEG_MAX_BYTES / 4096 < 2);
+		local = seg_pkts > 1;
+		pkts = sroce_req_send_pkt(qp, swqe, in_flight, want, local);
 		/* A segment's skb is an order-2 allocation; one packet's is less. */
 		if (pkts == -ENOMEM && want > 1)
-			pkts = sroce_req_send_pkt(qp, swqe, in_flight, 1);
+			pkts = sroce_req_send_pkt(qp, swqe, in_flight, 1, local);
 		if (pkts == -ENOMEM)
 			break;
 		if (pkts < 0) {

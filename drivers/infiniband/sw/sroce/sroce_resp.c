@@ -196,21 +196,26 @@ static struct sroce_mr *sroce_resp_target(struct sroce_qp *qp, u32 rkey,
 	return mr;
 }
 
+/*
+ * The first packet of a WRITE: check its whole range. *@mr is left holding
+ * the checked MR (NULL for a zero-length WRITE) so that the packet's own
+ * payload needs no second lookup; the caller puts it.
+ */
 static enum sroce_resp_result sroce_resp_write_start(struct sroce_qp *qp,
-						     const struct sroce_hdrs *h)
+						     const struct sroce_hdrs *h,
+						     struct sroce_mr **mr)
 {
-	struct sroce_mr *mr;
-
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
 		return SROCE_RESP_NAK_ACCESS;
 	if (h->reth.dma_len > SROCE_MAX_MSG_SIZE)
 		return SROCE_RESP_NAK_INVALID;
 	if (h->reth.dma_len) {
-		mr = sroce_resp_target(qp, h->reth.rkey, h->reth.va,
-				       h->reth.dma_len, IB_ACCESS_REMOTE_WRITE);
-		if (IS_ERR(mr))
+		*mr = sroce_resp_target(qp, h->reth.rkey, h->reth.va,
+					h->reth.dma_len, IB_ACCESS_REMOTE_WRITE);
+		if (IS_ERR(*mr)) {
+			*mr = NULL;
 			return SROCE_RESP_NAK_ACCESS;
-		sroce_mr_put(mr);
+		}
 	}
 	qp->resp_write_rkey = h->reth.rkey;
 	qp->resp_write_va = h->reth.va;
@@ -220,50 +225,45 @@ static enum sroce_resp_result sroce_resp_write_start(struct sroce_qp *qp,
 }
 
 /*
- * The MR is looked up again for every packet of a WRITE, as for READ
- * responses: holding it from FIRST to LAST would let a peer that stops
- * mid-message block dereg_mr/rereg_mr of that MR until the QP goes away.
- * A MIDDLE or LAST whose MR has meanwhile gone gets NAK remote access.
+ * The MR is looked up again for every packet of a WRITE after its first,
+ * as for READ responses: holding it from FIRST to LAST would let a peer
+ * that stops mid-message block dereg_mr/rereg_mr of that MR until the QP
+ * goes away. A MIDDLE or LAST whose MR has meanwhile gone gets NAK remote
+ * access. @checked: the MR the first packet's range check took, or NULL.
  */
 static enum sroce_resp_result sroce_resp_write_payload(struct sroce_qp *qp,
 						       const struct sroce_hdrs *h,
-						       const u8 *payload)
+						       const u8 *payload,
+						       struct sroce_mr *checked)
 {
-	struct sroce_mr *mr;
+	struct sroce_mr *mr = checked;
 
-	mr = sroce_resp_target(qp, qp->resp_write_rkey, qp->resp_write_va,
-			       h->payload_len, IB_ACCESS_REMOTE_WRITE);
+	if (!mr)
+		mr = sroce_resp_target(qp, qp->resp_write_rkey, qp->resp_write_va,
+				       h->payload_len, IB_ACCESS_REMOTE_WRITE);
 	if (IS_ERR(mr))
 		return SROCE_RESP_NAK_ACCESS;
 	sroce_mr_copy(mr, qp->resp_write_va, (void *)payload, h->payload_len,
 		      SROCE_COPY_TO_MR);
-	sroce_mr_put(mr);
+	if (!checked)
+		sroce_mr_put(mr);
 	return SROCE_RESP_DONE;
 }
 
-static enum sroce_resp_result sroce_resp_write_op(struct sroce_qp *qp,
-						  const struct sroce_hdrs *h,
-						  const u8 *payload)
+/* A WRITE packet's payload and, at its LAST, the end of the message. */
+static enum sroce_resp_result sroce_resp_write_data(struct sroce_qp *qp,
+						    const struct sroce_hdrs *h,
+						    const u8 *payload,
+						    struct sroce_mr *mr)
 {
 	u32 flags = h->op->flags;
 	enum sroce_resp_result res;
 
-	/* WRITE with immediate needs its receive WQE before touching memory. */
-	if ((flags & SROCE_OPF_IMMDT)) {
-		res = sroce_resp_need_rwqe(qp, h);
-		if (res != SROCE_RESP_DONE)
-			return res;
-	}
-	if (flags & SROCE_OPF_FIRST) {
-		res = sroce_resp_write_start(qp, h);
-		if (res != SROCE_RESP_DONE)
-			return res;
-	}
 	if (h->payload_len > qp->resp_write_left ||
 	    ((flags & SROCE_OPF_LAST) && h->payload_len != qp->resp_write_left))
 		return SROCE_RESP_NAK_INVALID;
 	if (h->payload_len) {
-		res = sroce_resp_write_payload(qp, h, payload);
+		res = sroce_resp_write_payload(qp, h, payload, mr);
 		if (res != SROCE_RESP_DONE)
 			return res;
 		qp->resp_write_va += h->payload_len;
@@ -279,6 +279,31 @@ static enum sroce_resp_result sroce_resp_write_op(struct sroce_qp *qp,
 		qp->resp_msn++;
 	}
 	return SROCE_RESP_DONE;
+}
+
+static enum sroce_resp_result sroce_resp_write_op(struct sroce_qp *qp,
+						  const struct sroce_hdrs *h,
+						  const u8 *payload)
+{
+	u32 flags = h->op->flags;
+	struct sroce_mr *mr = NULL;	/* the FIRST's range, checked */
+	enum sroce_resp_result res;
+
+	/* WRITE with immediate needs its receive WQE before touching memory. */
+	if ((flags & SROCE_OPF_IMMDT)) {
+		res = sroce_resp_need_rwqe(qp, h);
+		if (res != SROCE_RESP_DONE)
+			return res;
+	}
+	if (flags & SROCE_OPF_FIRST) {
+		res = sroce_resp_write_start(qp, h, &mr);
+		if (res != SROCE_RESP_DONE)
+			return res;
+	}
+	res = sroce_resp_write_data(qp, h, payload, mr);
+	if (mr)
+		sroce_mr_put(mr);
+	return res;
 }
 
 /**
