@@ -10,7 +10,12 @@
 # WRITE, and a poll window of the transmit thread after it would find
 # nothing: the thread must stay parked (asleep, doorbells do not wake it)
 # instead of being woken for every post to poll the free vCPU in vain.
-# Before, nearly every post woke it. Judged by the thread's sleeps on each
+# Before, nearly every post woke it.
+#
+# Then ib_read_lat: host 0 answers each READ. The request arrives in the
+# UDP receive hook while the thread sleeps; the hook sends the response
+# itself at its end, instead of waking the thread for every READ (before,
+# one wake-up per READ on host 0). Judged by the thread's sleeps on each
 # host, not by time.
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
@@ -33,3 +38,9 @@ allowed=$((ITERS / 3))
 [ "$TX_SLEEPS" -le "$allowed" ] ||
 	fail "the transmit thread was woken $TX_SLEEPS times for $ITERS ping-pong posts (allowed $allowed)"
 log "ping-pong: posts run their own pass, the transmit thread stays parked"
+
+count_tx_wakeups perftest_two_hosts ib_read_lat lat -s 8 -n "$ITERS"
+log "$ITERS READs: the transmit thread slept $TX_SLEEPS times on this host"
+[ "$TX_SLEEPS" -le "$allowed" ] ||
+	fail "the transmit thread was woken $TX_SLEEPS times for $ITERS ping-pong READs (allowed $allowed)"
+log "READ ping-pong: the receive hook answers, the transmit thread stays asleep"

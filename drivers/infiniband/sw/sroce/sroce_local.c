@@ -74,8 +74,10 @@
  * @depth: nested local scopes on this CPU; the outermost one delivers
  * @delivering: the outermost scope is delivering; transmit work that the
  *	receivers find (window opened by an ACK, READ to answer) is done
- *	right here rather than by waking the transmit thread
- * @passes_left: requester passes this delivery may still make
+ *	right here rather than by waking the transmit thread. Outside a
+ *	delivery, receivers run in the UDP receive hook: packets from the
+ *	network, whose transmit work the scope's end takes likewise.
+ * @passes_left: requester passes the outermost scope may still make
  * @nrun: QPs in @run
  * @run: QPs with transmit work, a reference held on each
  * @resume: carries on a delivery that spent its budget, in softirq
@@ -100,28 +102,50 @@ MODULE_PARM_DESC(loopback_shortcut,
 /* Start a scope; packets sent in it to local QPs skip the IP stack. */
 void sroce_local_enter(void)
 {
+	struct sroce_local *l;
+
 	local_bh_disable();
-	this_cpu_inc(sroce_local.depth);
+	l = this_cpu_ptr(&sroce_local);
+	if (!l->depth++)
+		l->passes_left = SROCE_LOCAL_PASSES;
+}
+
+/*
+ * Does @qp's transmit work found now go to the thread? In a delivery,
+ * whenever the thread polls (sroce_tx_polls()): waking it costs a context
+ * switch and buys nothing otherwise; where it polls it runs beside the
+ * process and picks up its next posts without doorbells. For a packet from
+ * the network - a READ to answer, a window an ACK reopened - only when the
+ * thread is awake and finds the work on its next look at no cost; waking it
+ * would cost the answer a wake-up (on a virtual machine an interrupt to
+ * another vCPU) that a pass here does not, and what one pass leaves goes
+ * to the thread if it polls, as in a delivery.
+ */
+static bool sroce_local_leave_to_thread(const struct sroce_local *l,
+					struct sroce_dev *sdev)
+{
+	if (l->delivering)
+		return sroce_tx_polls(sdev);
+	return !sroce_tx_asleep(sdev);
 }
 
 /**
  * sroce_local_defer_run - run @qp's requester when this delivery is done
  * @qp: has transmit work (tx_pending set); the caller holds a reference
  *
- * Only where the transmit thread does not poll (one CPU, or every CPU
- * busy, sroce_tx_polls()): there, waking it costs a context switch and
- * buys nothing; where it polls it runs beside the process and picks up its
- * next posts without doorbells.
+ * Only where sroce_local_leave_to_thread() says the thread should not
+ * take it.
  *
- * Return: true if taken; false outside a delivery, when its budget is
- * spent, or when the thread polls; then the caller wakes the thread.
+ * Return: true if taken; false outside a scope, when its budget is spent,
+ * or when the work is left to the thread; then the caller wakes the thread.
  */
 bool sroce_local_defer_run(struct sroce_qp *qp)
 {
 	struct sroce_local *l = this_cpu_ptr(&sroce_local);
 	unsigned int i;
 
-	if (!l->depth || !l->delivering || !l->passes_left || sroce_tx_polls(qp->sdev))
+	if (!l->depth || !l->passes_left ||
+	    sroce_local_leave_to_thread(l, qp->sdev))
 		return false;
 	for (i = 0; i < l->nrun; i++)
 		if (l->run[i] == qp)
@@ -189,7 +213,6 @@ static void sroce_local_deliver(struct sroce_local *l)
 	struct sroce_qp *qp;
 
 	l->delivering = true;
-	l->passes_left = SROCE_LOCAL_PASSES;
 	for (;;) {
 		qp = list_first_entry_or_null(&l->senders, struct sroce_qp,
 					      local_entry);

@@ -103,6 +103,16 @@ bool sroce_tx_polls(struct sroce_dev *sdev)
 	       time_after_eq(jiffies, READ_ONCE(tx->reprobe_at));
 }
 
+/*
+ * Would new work wait for a wake-up of the thread? A stale answer costs one
+ * wake-up, or one pass done by the caller beside the thread (QP locks keep
+ * the two apart).
+ */
+bool sroce_tx_asleep(struct sroce_dev *sdev)
+{
+	return READ_ONCE(sdev->tx.asleep);
+}
+
 static bool sroce_tx_set_wakeup(struct sroce_qp *qp, void *arg)
 {
 	u32 flags = *(bool *)arg ? SROCE_RING_NEED_WAKEUP : 0;
@@ -151,7 +161,9 @@ static void sroce_tx_sleep(struct sroce_tx *tx)
 	    sroce_tx_for_each_qp(tx, sroce_tx_qp_has_work, NULL)) {
 		__set_current_state(TASK_RUNNING);
 	} else {
+		WRITE_ONCE(tx->asleep, true);
 		schedule();
+		WRITE_ONCE(tx->asleep, false);
 	}
 	sroce_tx_need_wakeup(tx, false);
 }
@@ -246,6 +258,7 @@ int sroce_tx_start(struct sroce_dev *sdev)
 	INIT_LIST_HEAD(&tx->qps);
 	atomic_set(&tx->kicked, 0);
 	tx->parked = false;
+	tx->asleep = false;
 	tx->futile_wakes = 0;
 	thread = kthread_run(sroce_tx_thread, tx, "sroce-tx/%s",
 			     netdev_name(sdev->ndev));
@@ -271,8 +284,9 @@ void sroce_tx_kick(struct sroce_dev *sdev)
 
 /*
  * @qp has transmit work (tx_pending set; the caller holds a reference).
- * While loopback packets are being delivered, the delivery runs it; else
- * the thread does.
+ * The receive path's local scope (a loopback delivery, the UDP receive
+ * hook) may run it when it ends (sroce_local_defer_run()); else the thread
+ * does.
  */
 void sroce_tx_kick_qp(struct sroce_qp *qp)
 {

@@ -29,6 +29,8 @@ struct sroce_qp;
  *	@parked, to look for a free CPU or faster posts; written by @thread only
  * @reprobe_ms: the wait before that, doubled while the thread stays
  *	parked; @thread only
+ * @asleep: @thread is (about to be) asleep and needs a wake-up to see new
+ *	work; written by @thread only, read locklessly by sroce_tx_asleep()
  */
 struct sroce_tx {
 	struct task_struct *thread;
@@ -36,6 +38,7 @@ struct sroce_tx {
 	struct list_head qps;
 	atomic_t kicked;
 	bool parked;
+	bool asleep;
 	unsigned long reprobe_at;
 	unsigned int reprobe_ms;
 	unsigned int futile_wakes;
@@ -46,6 +49,7 @@ void sroce_tx_stop(struct sroce_dev *sdev);
 void sroce_tx_kick(struct sroce_dev *sdev);
 void sroce_tx_kick_qp(struct sroce_qp *qp);
 bool sroce_tx_polls(struct sroce_dev *sdev);
+bool sroce_tx_asleep(struct sroce_dev *sdev);
 void sroce_tx_add_qp(struct sroce_dev *sdev, struct sroce_qp *qp);
 void sroce_tx_del_qp(struct sroce_dev *sdev, struct sroce_qp *qp);
 
