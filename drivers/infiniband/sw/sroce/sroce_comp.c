@@ -381,19 +381,25 @@ static void sroce_comp_read_response(struct sroce_qp *qp,
 
 /*
  * After a response, is there anything for the requester? The window may
- * have opened for fetched WQEs, a rewind may need sending, or posts may sit
- * in the ring; in error the thread flushes. With nothing of the kind, as
- * after every ACK of a ping-pong (one WQE in flight), waking the transmit
- * thread only costs a wake-up, a context switch and, with more than one
- * CPU, a vCPU busy for sq_poll_usecs; the next post finds NEED_WAKEUP set
- * (doorbell) or the thread polling, as without this response.
+ * have opened for fetched WQEs, or a rewind may need sending; in error the
+ * thread flushes. With nothing of the kind, as after every ACK of a
+ * ping-pong (one WQE in flight), waking the transmit thread only costs a
+ * wake-up, a context switch and, with more than one CPU, a vCPU busy for
+ * sq_poll_usecs; the next post finds NEED_WAKEUP set (doorbell) or the
+ * thread polling, as without this response.
+ *
+ * Posts still in the ring are not work for us: a pass fetches the whole
+ * ring, so they came after it, and whoever made them rang the doorbell
+ * (NEED_WAKEUP set) or left them to the polling thread, whose sleep looks
+ * at the rings once more. Counting them only woke the thread for nothing
+ * whenever a process posted its next READ the moment it saw this
+ * response's CQE - most READ round trips of a ping-pong on two CPUs.
  */
 static bool sroce_comp_req_has_work_locked(struct sroce_qp *qp)
 {
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
 		return true;
-	return qp->req_index != qp->sq.index ||
-	       sroce_queue_available(&qp->sq) > 0;
+	return qp->req_index != qp->sq.index;
 }
 
 /*
@@ -408,7 +414,7 @@ static void sroce_comp_after_rcv_locked(struct sroce_qp *qp)
 		sroce_comp_arm_timer_locked(qp);
 	if (sroce_comp_req_has_work_locked(qp)) {
 		WRITE_ONCE(qp->tx_pending, true);
-		sroce_tx_kick_qp(qp);
+		sroce_tx_kick_qp(qp, SROCE_TX_OWN);
 	}
 }
 

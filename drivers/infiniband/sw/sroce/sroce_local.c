@@ -114,24 +114,30 @@ void sroce_local_enter(void)
  * Does @qp's transmit work found now go to the thread? In a delivery,
  * whenever the thread polls (sroce_tx_polls()): waking it costs a context
  * switch and buys nothing otherwise; where it polls it runs beside the
- * process and picks up its next posts without doorbells. For a packet from
- * the network - a READ to answer, a window an ACK reopened - only when the
- * thread is awake and finds the work on its next look at no cost; waking it
- * would cost the answer a wake-up (on a virtual machine an interrupt to
- * another vCPU) that a pass here does not, and what one pass leaves goes
- * to the thread if it polls, as in a delivery.
+ * process and picks up its next posts without doorbells.
+ *
+ * For a packet from the network, only a READ to answer is taken here, and
+ * only while the thread sleeps: waking it would cost the answer a wake-up
+ * (on a virtual machine an interrupt to another vCPU) that a pass here
+ * does not, and what the pass leaves goes to the thread if it polls, as in
+ * a delivery. An awake thread finds the work on its next look at no cost.
+ * A send window an ACK reopened stays with the thread: sent from here as
+ * well, the bursts cost a streaming link 6-12 % of its bandwidth and half
+ * again as many retransmissions (performance.md, "Link latency").
  */
 static bool sroce_local_leave_to_thread(const struct sroce_local *l,
-					struct sroce_dev *sdev)
+					struct sroce_dev *sdev,
+					enum sroce_tx_work work)
 {
 	if (l->delivering)
 		return sroce_tx_polls(sdev);
-	return !sroce_tx_asleep(sdev);
+	return work != SROCE_TX_ANSWER || !sroce_tx_asleep(sdev);
 }
 
 /**
  * sroce_local_defer_run - run @qp's requester when this delivery is done
  * @qp: has transmit work (tx_pending set); the caller holds a reference
+ * @work: what kind
  *
  * Only where sroce_local_leave_to_thread() says the thread should not
  * take it.
@@ -139,13 +145,13 @@ static bool sroce_local_leave_to_thread(const struct sroce_local *l,
  * Return: true if taken; false outside a scope, when its budget is spent,
  * or when the work is left to the thread; then the caller wakes the thread.
  */
-bool sroce_local_defer_run(struct sroce_qp *qp)
+bool sroce_local_defer_run(struct sroce_qp *qp, enum sroce_tx_work work)
 {
 	struct sroce_local *l = this_cpu_ptr(&sroce_local);
 	unsigned int i;
 
 	if (!l->depth || !l->passes_left ||
-	    sroce_local_leave_to_thread(l, qp->sdev))
+	    sroce_local_leave_to_thread(l, qp->sdev, work))
 		return false;
 	for (i = 0; i < l->nrun; i++)
 		if (l->run[i] == qp)
@@ -164,7 +170,7 @@ bool sroce_local_defer_run(struct sroce_qp *qp)
 static void sroce_local_run(struct sroce_local *l, struct sroce_qp *qp)
 {
 	l->passes_left--;
-	if (sroce_req_run(qp) && !sroce_local_defer_run(qp))
+	if (sroce_req_run(qp) && !sroce_local_defer_run(qp, SROCE_TX_OWN))
 		sroce_tx_kick(qp->sdev);
 	sroce_qp_put(qp);
 }

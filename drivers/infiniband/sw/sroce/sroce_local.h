@@ -8,6 +8,8 @@
 
 #include <linux/skbuff.h>
 
+#include "sroce_tx.h"
+
 struct sroce_hdrs;
 struct sroce_qp;
 
@@ -18,7 +20,7 @@ u32 sroce_local_seg_pkts(struct sroce_qp *qp);
 void sroce_local_xmit_known(struct sroce_qp *qp, struct sk_buff *skb);
 void sroce_local_xmit_seg(struct sroce_qp *qp, struct sk_buff *skb,
 			  const struct sroce_hdrs *first);
-bool sroce_local_defer_run(struct sroce_qp *qp);
+bool sroce_local_defer_run(struct sroce_qp *qp, enum sroce_tx_work work);
 void sroce_local_qp_init(struct sroce_qp *qp);
 void sroce_local_setup(void);
 void sroce_local_teardown(void);

@@ -371,7 +371,7 @@ static enum sroce_resp_result sroce_resp_read_op(struct sroce_qp *qp,
 	res->pending = true;
 	qp->resp_msn++;
 	WRITE_ONCE(qp->tx_pending, true);
-	sroce_tx_kick_qp(qp);
+	sroce_tx_kick_qp(qp, SROCE_TX_ANSWER);
 	return SROCE_RESP_DONE;
 }
 

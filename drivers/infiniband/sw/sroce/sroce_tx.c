@@ -283,14 +283,14 @@ void sroce_tx_kick(struct sroce_dev *sdev)
 }
 
 /*
- * @qp has transmit work (tx_pending set; the caller holds a reference).
- * The receive path's local scope (a loopback delivery, the UDP receive
- * hook) may run it when it ends (sroce_local_defer_run()); else the thread
- * does.
+ * @qp has transmit work of kind @work (tx_pending set; the caller holds a
+ * reference). The receive path's local scope (a loopback delivery, the UDP
+ * receive hook) may run it when it ends (sroce_local_defer_run()); else the
+ * thread does.
  */
-void sroce_tx_kick_qp(struct sroce_qp *qp)
+void sroce_tx_kick_qp(struct sroce_qp *qp, enum sroce_tx_work work)
 {
-	if (!sroce_local_defer_run(qp))
+	if (!sroce_local_defer_run(qp, work))
 		sroce_tx_kick(qp->sdev);
 }
 

@@ -12,6 +12,12 @@ struct task_struct;
 struct sroce_dev;
 struct sroce_qp;
 
+/* Transmit work a receiver hands over (sroce_tx_kick_qp()). */
+enum sroce_tx_work {
+	SROCE_TX_OWN,		/* the requester's own: a window reopened */
+	SROCE_TX_ANSWER,	/* a READ request to answer */
+};
+
 /**
  * struct sroce_tx - transmit side of a device
  * @thread: runs the requesters of every QP of the device
@@ -47,7 +53,7 @@ struct sroce_tx {
 int sroce_tx_start(struct sroce_dev *sdev);
 void sroce_tx_stop(struct sroce_dev *sdev);
 void sroce_tx_kick(struct sroce_dev *sdev);
-void sroce_tx_kick_qp(struct sroce_qp *qp);
+void sroce_tx_kick_qp(struct sroce_qp *qp, enum sroce_tx_work work);
 bool sroce_tx_polls(struct sroce_dev *sdev);
 bool sroce_tx_asleep(struct sroce_dev *sdev);
 void sroce_tx_add_qp(struct sroce_dev *sdev, struct sroce_qp *qp);
