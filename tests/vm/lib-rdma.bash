@@ -196,7 +196,22 @@ finish_server() {
 	local rc=0
 
 	wait "$SERVER_PID" || rc=$?
-	[ "$rc" = 0 ] || { cat "$1"; fail "server exited with status $rc"; }
+	[ "$rc" = 0 ] || { cat "$1"; log_hw_counters; fail "server exited with status $rc"; }
+}
+
+# log_hw_counters: the port's non-zero hw counters in one log line, for a
+# failure's post-mortem: the failed QP is gone by then, the port's counters
+# (retransmissions, NAKs, timeouts) stay.
+log_hw_counters() {
+	local hw=/sys/class/infiniband/${RDMA_DEV:-none}/ports/1/hw_counters f v line=''
+
+	[ -d "$hw" ] || return 0
+	sleep 0.05 # ib_core caches hw_counters for 10 ms
+	for f in "$hw"/*; do
+		v=$(cat "$f")
+		[ "$v" = 0 ] || line+=" ${f##*/}=$v"
+	done
+	log "hw_counters of $RDMA_DEV:$line"
 }
 
 # run_client OUT CMD...: CMD in the foreground, output in OUT (and the log).
@@ -207,7 +222,7 @@ run_client() {
 	log "+ $*"
 	timeout "$CMD_TIMEOUT" "$@" > "$out" 2>&1 || rc=$?
 	cat "$out"
-	[ "$rc" = 0 ] || fail "$1 exited with status $rc"
+	[ "$rc" = 0 ] || { log_hw_counters; fail "$1 exited with status $rc"; }
 }
 
 # --- output checks --------------------------------------------------------------
