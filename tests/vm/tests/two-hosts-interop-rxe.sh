@@ -13,6 +13,12 @@
 
 PORT=19000
 
+# why OUT: perftest's error line (stderr comes first in OUT: stdout is
+# buffered), else OUT's last lines.
+why() {
+	grep -m 1 -iE 'error|failed|couldn' "$1" || tail -n 3 "$1"
+}
+
 # step NAME CMD...: host 0 serves, host 1 connects; both must succeed.
 step() {
 	local name=$1
@@ -21,11 +27,11 @@ step() {
 	PORT=$((PORT + 1))
 	if [ "$SROCE_HOST" = 0 ]; then
 		timeout 120 "$@" -p "$PORT" > "/tmp/$name.out" 2>&1 ||
-			fail "$name (server, $RDMA_DEV): $(tail -n 3 "/tmp/$name.out")"
+			{ cat "/tmp/$name.out"; log_hw_counters; fail "$name (server, $RDMA_DEV): $(why "/tmp/$name.out")"; }
 	else
 		sleep 3		# the server listens by then; a probe would eat its accept
 		timeout 120 "$@" -p "$PORT" "$SROCE_PEER_IP" > "/tmp/$name.out" 2>&1 ||
-			fail "$name (client, $RDMA_DEV): $(tail -n 3 "/tmp/$name.out")"
+			{ cat "/tmp/$name.out"; log_hw_counters; fail "$name (client, $RDMA_DEV): $(why "/tmp/$name.out")"; }
 	fi
 	barrier "$name"
 }
@@ -36,8 +42,13 @@ traffic() {
 	for size in 64 4096 65536; do
 		step "$1-pingpong-$size" ibv_rc_pingpong -d "$RDMA_DEV" -g "$GID_INDEX" -n 50 -s "$size"
 	done
+	# Local ACK timeout PERF_QP_TIMEOUT, as every perftest run here: with
+	# perftest's default 0.54 s budget a TCG stall of the peer fails a
+	# transfer (the likely cause of direction2-ib_send_bw failing in one CI
+	# run of 2026-11-30, whose error line was not logged).
 	for tool in ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw; do
-		step "$1-$tool" "$tool" -d "$RDMA_DEV" -x "$GID_INDEX" -F -n 200
+		step "$1-$tool" "$tool" -d "$RDMA_DEV" -x "$GID_INDEX" -F -n 200 \
+			-u "$PERF_QP_TIMEOUT"
 	done
 }
 
