@@ -76,7 +76,8 @@
  *	receivers find (window opened by an ACK, READ to answer) is done
  *	right here rather than by waking the transmit thread. Outside a
  *	delivery, receivers run in the UDP receive hook: packets from the
- *	network, whose transmit work the scope's end takes likewise.
+ *	network, of whose transmit work the scope's end takes only READs
+ *	to answer (sroce_local_leave_to_thread()).
  * @passes_left: requester passes the outermost scope may still make
  * @nrun: QPs in @run
  * @run: QPs with transmit work, a reference held on each
@@ -355,6 +356,18 @@ static void sroce_local_queue(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 }
 
+/*
+ * Queue @skb, standing for @pkts packets of @bytes on the wire, and count
+ * them sent as the IP path counts what the stack accepts.
+ */
+static void sroce_local_queue_sent(struct sroce_qp *qp, struct sk_buff *skb,
+				   u32 pkts, u32 bytes)
+{
+	sroce_stat_add(qp->sdev, SROCE_STAT_SENT_PKTS, pkts);
+	sroce_stat_add(qp->sdev, SROCE_STAT_SENT_BYTES, bytes);
+	sroce_local_queue(qp, skb);
+}
+
 /**
  * sroce_local_xmit - queue @skb for local delivery if its destination is here
  * @qp: the sender; qp->lock held, so its packets queue in PSN order
@@ -396,9 +409,7 @@ u32 sroce_local_seg_pkts(struct sroce_qp *qp)
  */
 void sroce_local_xmit_known(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	sroce_stat_inc(qp->sdev, SROCE_STAT_SENT_PKTS);
-	sroce_stat_add(qp->sdev, SROCE_STAT_SENT_BYTES, skb->len);
-	sroce_local_queue(qp, skb);
+	sroce_local_queue_sent(qp, skb, 1, skb->len);
 }
 
 /**
@@ -418,8 +429,6 @@ void sroce_local_xmit_seg(struct sroce_qp *qp, struct sk_buff *skb,
 	const struct sroce_seg *seg = sroce_seg_of(skb);
 
 	sroce_stat_inc(qp->sdev, SROCE_STAT_LOCAL_SEGMENTS);
-	sroce_stat_add(qp->sdev, SROCE_STAT_SENT_PKTS, seg->pkts);
-	sroce_stat_add(qp->sdev, SROCE_STAT_SENT_BYTES,
-		       sroce_seg_wire_bytes(first, seg));
-	sroce_local_queue(qp, skb);
+	sroce_local_queue_sent(qp, skb, seg->pkts,
+			       sroce_seg_wire_bytes(first, seg));
 }
