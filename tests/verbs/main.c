@@ -291,6 +291,7 @@ static void usage(FILE *f)
 		"  -x, --skip PATTERN    do not run matching cases (fnmatch; repeatable)\n"
 		"  -t, --timeout SEC     longest wait for one completion (default 20)\n"
 		"  -n, --many N          messages in many_sends (default 10000)\n"
+		"  -M, --midway CMD      many_sends runs CMD (sh -c) once half its messages completed\n"
 		"  -T, --qp-timeout N    local ACK timeout 4.096 us * 2^N of the cases' QPs (default 14)\n"
 		"  -s, --seed N          random seed (default: time)\n"
 		"  -v, --verbose         progress notes\n", DEFAULT_TCP_PORT);
@@ -330,12 +331,13 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "qp-timeout", required_argument, NULL, 'T' },
 		{ "many", required_argument, NULL, 'n' }, { "seed", required_argument, NULL, 's' },
+		{ "midway", required_argument, NULL, 'M' },
 		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "d:i:g:p:o:x:t:T:n:s:vh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "d:i:g:p:o:x:t:T:n:M:s:vh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'L': cfg->mode = MODE_LOOPBACK; break;
 		case 'S': cfg->mode = MODE_SERVER; break;
@@ -350,6 +352,7 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		case 't': cfg->vt.wait_ms = number(optarg, 1, 3600) * 1000; break;
 		case 'T': cfg->vt.qp_timeout = number(optarg, 1, 31); break;
 		case 'n': cfg->vt.many = number(optarg, 1, 100000000); break;
+		case 'M': cfg->vt.midway = optarg; break;
 		case 's': cfg->vt.seed = strtoull(optarg, NULL, 0); break;
 		case 'v': cfg->vt.verbose = true; break;
 		case 'h': usage(stdout); exit(0);

@@ -7,6 +7,7 @@
 #include <endian.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "verbs_test.h"
@@ -35,10 +36,28 @@ static int many_reap(struct vt *t, struct vt_ep *ep, uint32_t *done)
 	return 0;
 }
 
+/*
+ * --midway: a fault test starts its fault here, from the stream's own
+ * progress, so the fault always lands inside the transfer whatever the
+ * machine's speed. The stream goes on as soon as the command returns.
+ */
+static int many_midway(struct vt *t)
+{
+	int rc;
+
+	vt_note(t, "midway: %s", t->opts->midway);
+	fflush(NULL);
+	rc = system(t->opts->midway);
+	if (rc != 0)
+		return vt_fail(t, "midway command '%s' failed (status %d)", t->opts->midway, rc);
+	return 0;
+}
+
 static int many_client(struct vt *t)
 {
 	struct vt_buf *b = vt_buf(t, MANY_SQ_SLOTS * MANY_LEN, IBV_ACCESS_LOCAL_WRITE);
 	uint32_t n = t->opts->many, posted = 0, done = 0;
+	bool midway_due = t->opts->midway != NULL;
 	uint64_t seed = vt_rand(t);
 	struct vt_qp_opts o;
 	struct vt_ep ep;
@@ -53,6 +72,11 @@ static int many_client(struct vt *t)
 		struct ibv_sge sg = vt_sge(b, off, MANY_LEN);
 		struct ibv_send_wr wr = vt_wr(IBV_WR_SEND, posted, &sg, 1, IBV_SEND_SIGNALED);
 
+		if (midway_due && done >= n / 2) {
+			midway_due = false;
+			if (many_midway(t))
+				return -1;
+		}
 		if (posted == n || posted - done == MANY_WINDOW) {
 			if (many_reap(t, &ep, &done))
 				return -1;

@@ -39,6 +39,7 @@ struct vt_opts {
 	int wait_ms;		/* longest wait for one completion or event */
 	int qp_timeout;		/* local ACK timeout exponent of the QPs */
 	unsigned int many;	/* messages in many_sends */
+	const char *midway;	/* shell command many_sends runs halfway, or NULL */
 	uint64_t seed;
 	bool verbose;
 };

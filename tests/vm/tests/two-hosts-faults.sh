@@ -9,8 +9,10 @@
 # perftest tool; then the counter that condition must move has moved on one
 # of the two hosts. Conditions: 1% and 5% loss, reordering, duplication,
 # 0.1% corruption, 50 ms delay with jitter, a 3 s outage in mid-transfer
-# (longer QP timeout so the retry budget covers it), and an outage the retry
-# budget does not cover (IBV_WC_RETRY_EXC_ERR, no hang).
+# (longer QP timeout so the retry budget covers it; started by the traffic
+# itself halfway through a stream of SENDs, and checked to have dropped
+# packets of it), and an outage the retry budget does not cover
+# (IBV_WC_RETRY_EXC_ERR, no hang).
 # Arguments: names of the conditions to run (default: all but OPEN_BUGS).
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
@@ -92,10 +94,67 @@ condition_done() {
 	log "=== $CONDITION passed in $((SECONDS - CONDITION_START)) s ==="
 }
 
-# outage AFTER SECONDS: in the background, drop every RoCE packet for a while.
-outage() {
-	(sleep "$1"; netem loss 100%; sleep "$2"; netem delay 0ms) > /tmp/outage.log 2>&1 &
-	OUTAGE_PID=$!
+# The outage starts from the traffic's own progress, never from a clock: the
+# integrity program's client (host 1) runs OUTAGE_START halfway through
+# many_sends (--midway) and goes on sending into it. OUTAGE_START drops every
+# RoCE packet host 1 sends for OUTAGE_SECONDS, then lets them through again;
+# it writes netem's drop count at both ends, so a run can prove the outage
+# really overlapped the transfer (only the outage drops packets here).
+OUTAGE_SECONDS=3
+OUTAGE_START=/tmp/outage-start
+OUTAGE_LOG=/tmp/outage.log
+
+netem_dropped() {
+	tc -s qdisc show dev eth0 parent 1:3 | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p'
+}
+
+write_outage_start() {
+	{
+		echo '#!/bin/bash'
+		declare -f netem_dropped
+		cat <<-EOF
+		set -e
+		echo "start \$(netem_dropped)" > $OUTAGE_LOG
+		tc qdisc change dev eth0 parent 1:3 handle 30: netem loss 100%
+		(
+			sleep $OUTAGE_SECONDS
+			echo "end \$(netem_dropped)" >> $OUTAGE_LOG
+			tc qdisc change dev eth0 parent 1:3 handle 30: netem delay 0ms
+			echo over >> $OUTAGE_LOG
+		) >> $OUTAGE_LOG.err 2>&1 < /dev/null &
+		EOF
+	} > "$OUTAGE_START"
+	chmod +x "$OUTAGE_START"
+}
+
+# outage_overlap: on host 1, how many RoCE packets the outage dropped (0 or
+# less: it missed the transfer); "none" if it never started or never ended.
+outage_overlap() {
+	local start end
+
+	[ "$SROCE_HOST" = 1 ] || { echo host0; return; }
+	wait_for 30 grep -q '^over$' "$OUTAGE_LOG" 2>/dev/null || { echo none; return; }
+	start=$(sed -n 's/^start //p' "$OUTAGE_LOG")
+	end=$(sed -n 's/^end //p' "$OUTAGE_LOG")
+	echo $((end - start))
+}
+
+# expect_outage_overlapped: the outage dropped packets of the transfer, and
+# the requester behind them (host 1) timed out and retried.
+expect_outage_overlapped() {
+	local mine peers dropped retries
+
+	mine=$(outage_overlap)
+	peers=$(peer_exchange "$mine")
+	[ "$SROCE_HOST" = 1 ] && dropped=$mine || dropped=$peers
+	log "outage: host 1 dropped $dropped RoCE packets in $OUTAGE_SECONDS s"
+	[[ "$dropped" =~ ^[0-9]+$ ]] || fail "$CONDITION: the outage never ran to its end ($(cat "$OUTAGE_LOG" "$OUTAGE_LOG.err" 2>/dev/null | tr '\n' ' '))"
+	[ "$dropped" -gt 0 ] || fail "$CONDITION: the outage dropped no packet: it missed the transfer"
+	retries=$(($(counter completer_retry_err) - ${BEFORE[completer_retry_err]:-0}))
+	mine=$(peer_exchange "$retries")
+	[ "$SROCE_HOST" = 1 ] || retries=$mine
+	log "outage: completer_retry_err +$retries on host 1"
+	[ "$retries" -gt 0 ] || fail "$CONDITION: host 1 sent into the outage but never timed out (completer_retry_err +0)"
 }
 
 # On a failure, what the transport was doing: counters and QP state.
@@ -178,11 +237,13 @@ if condition delay delay 50ms 10ms; then
 fi
 
 # Timeout 2^18 * 4.096 us = 1.07 s, 7 retries: a 3 s outage is survivable.
+# It starts halfway through many_sends (see OUTAGE_START), after the other
+# cases have run clean.
 if condition outage delay 0ms; then
-	outage 1 3
-	verbs_two_hosts -T 18 -o send -o write -o 'read_*' -o 'atomic_*' -o many_sends -n 2000
-	wait "$OUTAGE_PID" || fail "the outage helper failed: $(cat /tmp/outage.log)"
-	expect_moved completer_retry_err
+	write_outage_start
+	verbs_two_hosts -T 18 -o send -o write -o 'read_*' -o 'atomic_*' -o many_sends -n 2000 \
+		-M "$OUTAGE_START"
+	expect_outage_overlapped
 	expect_moved retransmitted_pkts
 	condition_done
 fi
