@@ -14,7 +14,10 @@ watcher=$!
 trap 'kill $watcher 2>/dev/null' EXIT
 wait_for $WAIT eval "ls -l /proc/$watcher/fd | grep -q uverbs" ||
 	fail "ibv_asyncwatch did not open sroce0: $(cat events.txt)"
-sleep 0.5 # it opened the device; let it reach ibv_get_async_event
+# It opened the device; the events below must find it waiting in
+# ibv_get_async_event (its read of the async event file), not still setting up.
+wait_for $WAIT grep -q 'event_read' "/proc/$watcher/stack" ||
+	fail "ibv_asyncwatch is not reading events: $(cat "/proc/$watcher/stack")"
 run ip link set eth0 down
 wait_for $WAIT grep -q IBV_EVENT_PORT_ERR events.txt || fail "no IBV_EVENT_PORT_ERR: $(cat events.txt)"
 run ip link set eth0 up

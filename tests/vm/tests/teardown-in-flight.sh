@@ -21,20 +21,34 @@ ipv4_gid() {
 	done
 }
 
-# traffic TOOL: a server and a client moving data for a long time, in the background.
+sent_bytes() { cat /sys/class/infiniband/sroce0/ports/1/hw_counters/sent_bytes; }
+
+# moved_since BYTES: sroce0 has sent 4 MiB more than BYTES.
+moved_since() { [ $(($(sent_bytes) - $1)) -ge $((4 << 20)) ]; }
+
+# traffic TOOL: a server and a client moving data for a long time, in the
+# background; returns once 4 MiB have moved, so the teardown that follows
+# always lands in mid-transfer.
 traffic() {
-	local gid
+	local gid sent0
 
 	gid=$(ipv4_gid sroce0)
 	[ -n "$gid" ] || fail "no IPv4 GID on sroce0"
 	"$1" -d sroce0 -x "$gid" -F -s 65536 -D 60 -p 18700 > /tmp/srv.log 2>&1 &
 	SRV=$!
-	sleep 1
+	wait_for 30 eval 'ss -Hltn "sport = :18700" | grep -q .' ||
+		fail "$1 server did not listen: $(cat /tmp/srv.log)"
+	sent0=$(sent_bytes)
 	"$1" -d sroce0 -x "$gid" -F -s 65536 -D 60 -p 18700 127.0.0.1 > /tmp/cli.log 2>&1 &
 	CLI=$!
-	sleep 4
-	kill -0 "$SRV" "$CLI" 2>/dev/null || fail "$1 did not start: $(cat /tmp/cli.log /tmp/srv.log)"
+	wait_for 60 moved_since "$sent0" ||
+		fail "$1 moved no data: $(cat /tmp/cli.log /tmp/srv.log)"
+	kill -0 "$SRV" "$CLI" 2>/dev/null || fail "$1 did not keep running: $(cat /tmp/cli.log /tmp/srv.log)"
 }
+
+# unregistering PID: PID (rdma link delete) sleeps in ib_core's device
+# unregistration, waiting for the processes that use the device.
+unregistering() { grep -q 'unregister' "/proc/$1/stack"; }
 
 stop_traffic() {
 	kill -9 "$SRV" "$CLI" 2>/dev/null
@@ -54,7 +68,9 @@ log "rdma link delete while traffic runs: waits for the processes"
 traffic ib_write_bw
 rdma link delete sroce0 &
 DEL=$!
-sleep 2
+wait_for 30 unregistering "$DEL" ||
+	fail "rdma link delete is not waiting in unregistration: $(cat "/proc/$DEL/stack" 2>&1)"
+kill -0 "$DEL" 2>/dev/null || fail "rdma link delete returned while processes held the device"
 stop_traffic
 wait_for 30 bash -c "! kill -0 $DEL 2>/dev/null" || fail "rdma link delete still blocked after the processes died"
 wait "$DEL" || fail "rdma link delete failed"

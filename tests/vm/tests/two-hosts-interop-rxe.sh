@@ -19,19 +19,22 @@ why() {
 	grep -m 1 -iE 'error|failed|couldn' "$1" || tail -n 3 "$1"
 }
 
-# step NAME CMD...: host 0 serves, host 1 connects; both must succeed.
+# step NAME CMD...: host 0 serves, host 1 connects once host 0 listens;
+# both must succeed.
 step() {
-	local name=$1
+	local name=$1 out=/tmp/$1.out
 
 	shift
 	PORT=$((PORT + 1))
 	if [ "$SROCE_HOST" = 0 ]; then
-		timeout 120 "$@" -p "$PORT" > "/tmp/$name.out" 2>&1 ||
-			{ cat "/tmp/$name.out"; log_hw_counters; fail "$name (server, $RDMA_DEV): $(why "/tmp/$name.out")"; }
+		start_server "$out" "$PORT" "$@" -p "$PORT"
+		barrier "$name-listening"
+		wait "$SERVER_PID" ||
+			{ cat "$out"; log_hw_counters; fail "$name (server, $RDMA_DEV): $(why "$out")"; }
 	else
-		sleep 3		# the server listens by then; a probe would eat its accept
-		timeout 120 "$@" -p "$PORT" "$SROCE_PEER_IP" > "/tmp/$name.out" 2>&1 ||
-			{ cat "/tmp/$name.out"; log_hw_counters; fail "$name (client, $RDMA_DEV): $(why "/tmp/$name.out")"; }
+		barrier "$name-listening"
+		timeout 120 "$@" -p "$PORT" "$SROCE_PEER_IP" > "$out" 2>&1 ||
+			{ cat "$out"; log_hw_counters; fail "$name (client, $RDMA_DEV): $(why "$out")"; }
 	fi
 	barrier "$name"
 }
