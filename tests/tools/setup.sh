@@ -52,24 +52,29 @@ SRC
 	return 0
 }
 
-# Print the versioned kernel flavour ("6.1.0-37-amd64") the linux-image-amd64
-# meta package depends on in the given suite.
+# Print the versioned kernel flavour ("6.1.0-57-amd64") the linux-image-amd64
+# meta package depends on in the given suite; nothing if the suite is not
+# configured.
 kernel_abi_in() {
 	apt-cache show "linux-image-amd64/$1" 2>/dev/null |
 		sed -n 's/^Depends:.*linux-image-\([0-9][^ ,]*-amd64\).*/\1/p' | head -n 1
 }
 
+# The two kernels sroce is tested on, image and headers of each:
+# - 6.1: what a Debian 12 user with security updates runs, i.e. the kernel of
+#   bookworm-security when the machine has that suite (6.1.0-57 in 2026-11),
+#   else bookworm's own (6.1.0-50);
+# - 6.12: bookworm-backports'.
 kernel_packages() {
-	local suite abi
+	local abi
 
-	for suite in bookworm bookworm-backports; do
-		abi=$(kernel_abi_in "$suite")
-		if [ -z "$abi" ]; then
-			echo "setup: cannot resolve the $suite kernel" >&2
-			exit 1
-		fi
-		echo "linux-image-$abi linux-headers-$abi"
-	done
+	abi=$(kernel_abi_in bookworm-security)
+	[ -n "$abi" ] || abi=$(kernel_abi_in bookworm)
+	[ -n "$abi" ] || { echo "setup: cannot resolve the bookworm kernel" >&2; exit 1; }
+	echo "linux-image-$abi linux-headers-$abi"
+	abi=$(kernel_abi_in bookworm-backports)
+	[ -n "$abi" ] || { echo "setup: cannot resolve the bookworm-backports kernel" >&2; exit 1; }
+	echo "linux-image-$abi linux-headers-$abi"
 }
 
 all_installed() {
@@ -96,8 +101,10 @@ main() {
 	[ "$updated" = 1 ] || apt-get update -qq
 	kpkgs=$(kernel_packages)
 	log "installing packages"
+	# Candidate versions: bookworm with its security updates. Backports
+	# (priority 100) serves only what is named from it, the 6.12 kernel.
 	# shellcheck disable=SC2086
-	apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}" $kpkgs -t bookworm >/dev/null
+	apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}" $kpkgs >/dev/null
 	log "done"
 }
 
