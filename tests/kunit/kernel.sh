@@ -170,7 +170,7 @@ stage_module_sources() {
 }
 
 build_module() {
-	local tree=$1 dest=$OUT/module
+	local tree=$1 dest=$OUT/module warned
 
 	[ -e "$tree/.sroce-built" ] || die "kernel not built yet: run '$0 kernel'"
 	stage_module_sources "$dest"
@@ -180,6 +180,10 @@ build_module() {
 		die "module build failed: $(grep -m 1 -E 'error:|Error ' "$OUT/module.log" || true)"
 	fi
 	grep -E 'warning:|error:' "$OUT/module.log" >&2 || true
+	# Everything compiled under $dest is ours (module and KUnit suites):
+	# a warning there fails the build like an error (make check's rule).
+	warned=$(grep -F "$dest/" "$OUT/module.log" | grep -m 1 -E ':[0-9]+(:[0-9]+)?: warning:') &&
+		die "module build warned: ${warned#"$dest"/}"
 	log "module ready: $(find "$dest" -maxdepth 1 -name '*.ko' -printf '%f ')"
 }
 

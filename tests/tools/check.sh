@@ -13,7 +13,10 @@
 #              and the provider, then the VM suite on the debug kernel
 #
 # A build failure is a FAIL line (build<TAB>module-<kver>...) and the run goes
-# on: the tests that need the missing piece then fail on their own.
+# on: the tests that need the missing piece then fail on their own. So is a
+# compiler warning in our sources, a runner that is missing, exits non-zero
+# without a FAIL line or writes nothing. Wall times of the phases and tests
+# go into the results as #phase/#time lines; report.sh prints them.
 set -uo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -27,43 +30,99 @@ record() {
 	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$(tr '\t' ' ' <<< "${4:-}")" >> "$SROCE_RESULTS"
 }
 
+# timing SUITE TEST SECONDS: a #time line for report.sh's table.
+timing() {
+	printf '#time\t%s\t%s\t%d\n' "$1" "$2" "$3" >> "$SROCE_RESULTS"
+}
+
+# phase NAME: the phase NAME starts (and the previous one ends); phase ''
+# only ends it. Each phase's wall time becomes a #phase line.
+PHASE='' PHASE_START=0
+phase() {
+	local took=$((SECONDS - PHASE_START))
+
+	if [ -n "$PHASE" ]; then
+		printf '#phase\t%s\t%d\n' "$PHASE" "$took" >> "$SROCE_RESULTS"
+		log "phase $PHASE: ${took}s"
+	fi
+	PHASE=$1 PHASE_START=$SECONDS
+}
+
+# Compiler warnings about our own sources (module, KUnit suites, uAPI
+# header) in build log $1; the kernel's headers are not ours to fix.
+OUR_WARNING='(drivers/infiniband/sw/sroce|tests/kunit|include/uapi/rdma/sroce)[^:[:space:]]*:[0-9]+(:[0-9]+)?: warning:'
+our_warnings() {
+	grep -E "$OUR_WARNING" "$1" | head -n 5
+}
+
 # step NAME CMD...: run a build step with its output in build/logs/NAME.log
-# and record it as build<TAB>NAME.
+# and record it as build<TAB>NAME. It fails on a warning in our files too.
 step() {
-	local name=$1 out=$LOGDIR/$1.log start=$SECONDS
+	local name=$1 out=$LOGDIR/$1.log start=$SECONDS warned
 
 	shift
 	log "$name: $*"
 	if "$@" > "$out" 2>&1; then
-		record build "$name" PASS "$((SECONDS - start))s"
-		return 0
+		warned=$(our_warnings "$out")
+		timing build "$name" $((SECONDS - start))
+		if [ -z "$warned" ]; then
+			record build "$name" PASS "$((SECONDS - start))s"
+			return 0
+		fi
+		our_warnings "$out" | sed 's/^/    /'
+		# Kbuild recompiles only what changed: drop the objects of a
+		# module that warned, or the next run compiles nothing and passes.
+		[[ $name == module-* ]] && find "$TOP/build/${name#module-}" -name '*.o' -delete
+		record build "$name" FAIL "compiler warning: $(head -n 1 <<< "$warned" |
+			sed -E 's#^[^:]*/((drivers|tests|include)/)#\1#' | cut -c1-160) (log: ${out#"$TOP"/})"
+		return 1
 	fi
+	timing build "$name" $((SECONDS - start))
 	tail -n 20 "$out" | sed 's/^/    /'
 	record build "$name" FAIL "$(grep -m1 -iE 'error|fail' "$out" | cut -c1-120) (log: ${out#"$TOP"/})"
 	return 1
 }
 
-# Other engineers' runners append their own lines; a crash that leaves none
-# is recorded so it cannot pass silently.
+# runner SUITE SCRIPT [ARGS...]: run a test runner that appends its own
+# result lines. Silence is not a pass: a missing runner, one that writes no
+# line, or one that exits non-zero without a FAIL line is a FAIL line
+# (SUITE<TAB>runner). A runner that knows how many lines it will write says
+# so with a #expect line, which report.sh checks.
 runner() {
-	local suite=$1 script=$2 before after
+	local suite=$1 script=$2 before rc
 
-	[ -e "$script" ] || { log "$suite: $script absent, skipped"; return 0; }
-	log "$suite: $script"
+	shift 2
+	if [ ! -e "$script" ]; then
+		record "$suite" runner FAIL "${script#"$TOP"/} absent"
+		return
+	fi
+	log "$suite: ${script#"$TOP"/} $*"
 	before=$(wc -l < "$SROCE_RESULTS")
 	# Through a pipe: a runner that opens /dev/stderr (tee /dev/stderr)
 	# would otherwise truncate the log `make check > log 2>&1` writes.
-	bash "$script" 2>&1 | cat
-	after=$(wc -l < "$SROCE_RESULTS")
-	[ "$after" -gt "$before" ] || record "$suite" runner FAIL "$script wrote no result"
+	bash "$script" "$@" 2>&1 | cat
+	rc=${PIPESTATUS[0]}
+	runner_verdict "$suite" "$script" "$before" "$rc"
+}
+
+# runner_verdict SUITE SCRIPT LINES_BEFORE RC: the FAIL line, if any, for
+# what the runner left behind (result lines = not starting with '#').
+runner_verdict() {
+	local suite=$1 script=${2#"$TOP"/} rc=$4 new
+
+	new=$(tail -n +"$(($3 + 1))" "$SROCE_RESULTS" | grep -v '^#')
+	if [ -z "$new" ]; then
+		record "$suite" runner FAIL "$script wrote no result (exit $rc)"
+	elif [ "$rc" != 0 ] && ! cut -f3 <<< "$new" | grep -qx FAIL; then
+		record "$suite" runner FAIL "$script exited $rc without a FAIL line"
+	fi
 }
 
 vm_suite() {
 	local opts=()
 
 	[ "$MODE" = full ] && opts=(--full)
-	log "vm suite on $1"
-	"$TOP/tests/vm/run-suite.sh" --kernel "$1" "${opts[@]}"
+	runner "vm-$1" "$TOP/tests/vm/run-suite.sh" --kernel "$1" "${opts[@]}"
 }
 
 # A kernel that is built but not booted (headers only, or an older ABI of a
@@ -84,6 +143,7 @@ check_stock() {
 	tested=$("$TOP/tests/tools/kernels.sh" --test)
 	[ -n "$kernels" ] || record build kernels FAIL "no supported kernel headers installed"
 	[ -n "$tested" ] || record build kernels FAIL "no supported kernel can boot (image and modules)"
+	phase build
 	for k in $kernels; do
 		step "module-$k" make -C "$TOP" --no-print-directory "module-$k"
 	done
@@ -91,15 +151,20 @@ check_stock() {
 	step verbs-test make -C "$TOP/tests/verbs" --no-print-directory O="$TOP/build/verbs"
 	step wire-judge-selftest python3 "$TOP/tests/tools/roce_pcap_check.py" --selftest
 	step kernels-selftest bash "$TOP/tests/tools/kernels-selftest.sh"
+	phase provider
 	runner provider "$TOP/tests/provider/run.sh"
+	phase kunit
 	runner kunit "$TOP/tests/kunit/run.sh"
 	record_untested
 	for k in $tested; do
+		phase "vm suite $k"
 		vm_suite "$k"
 	done
+	phase ''
 }
 
 check_debug() {
+	phase build
 	if [ -e "$TOP/tests/kunit/kernel.sh" ]; then
 		step debug-kernel bash "$TOP/tests/kunit/kernel.sh" build
 	else
@@ -107,7 +172,9 @@ check_debug() {
 	fi
 	step provider make -C "$TOP" --no-print-directory provider
 	step verbs-test make -C "$TOP/tests/verbs" --no-print-directory O="$TOP/build/verbs"
+	phase "vm suite debug"
 	vm_suite debug
+	phase ''
 }
 
 main() {
