@@ -136,6 +136,16 @@ record_untested() {
 	done < <("$TOP/tests/tools/kernels.sh" --untested)
 }
 
+# The harness's own checks (report.sh, ktap.awk, vm-run's verdicts, this
+# file's runner()) on sample input, plus one short real boot when a stock
+# kernel is there: a broken judge would pass everything after it.
+harness_selftest() {
+	local opts=()
+
+	[ -n "${1:-}" ] && opts=(--vm "$1")
+	runner harness "$TOP/tests/tools/selftest.sh" "${opts[@]}"
+}
+
 check_stock() {
 	local kernels tested k
 
@@ -151,6 +161,8 @@ check_stock() {
 	step verbs-test make -C "$TOP/tests/verbs" --no-print-directory O="$TOP/build/verbs"
 	step wire-judge-selftest python3 "$TOP/tests/tools/roce_pcap_check.py" --selftest
 	step kernels-selftest bash "$TOP/tests/tools/kernels-selftest.sh"
+	phase harness
+	harness_selftest "$(head -n 1 <<< "$tested")"
 	phase provider
 	runner provider "$TOP/tests/provider/run.sh"
 	phase kunit
@@ -172,6 +184,8 @@ check_debug() {
 	fi
 	step provider make -C "$TOP" --no-print-directory provider
 	step verbs-test make -C "$TOP/tests/verbs" --no-print-directory O="$TOP/build/verbs"
+	phase harness
+	harness_selftest
 	phase "vm suite debug"
 	vm_suite debug
 	phase ''
@@ -195,4 +209,7 @@ main() {
 	"$TOP/tests/tools/report.sh" "$SROCE_RESULTS"
 }
 
-main "$@"
+# selftest.sh sources this file for runner() and our_warnings().
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	main "$@"
+fi

@@ -1,0 +1,348 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# selftest.sh [--vm KVER] - the harness's own checks, on the host: every
+# judge of make check is fed input whose verdict is known and must give it.
+#   report.sh     tally, #expect counts, skip list, timings (sample file)
+#   kunit/run.sh  --parse of a KTAP console sample (ktap.awk + run.* lines)
+#   vm-run        --judge of console logs made like guest-init.sh's: a failing
+#                 script, a splat, a skip, a hang, a guest that died, ...
+#   run-suite.sh  a full-only test is a SKIP, an unknown one a FAIL, #expect
+#   check.sh      runner() on runners that lie, our_warnings(), step()
+# --vm KVER adds one real boot (tests/vm/selftests/fail.sh splat, ~15 s):
+# the guest side of what vm-run judges, which samples cannot vouch for.
+# Appends "harness\t<case>\tPASS|FAIL\t<why>" to $SROCE_RESULTS (default:
+# print only), after an #expect line with the number of cases.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+DATA=$HERE/selftest
+RESULTS=${SROCE_RESULTS:-/dev/null}
+NONCE=0123456789ab
+VM_KERNEL=''
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+FAILED=0
+
+CASES=(report_sample report_no_file report_empty_file report_all_pass
+	kunit_parse_sample
+	judge_pass judge_fail judge_splat judge_boot_splat judge_skip judge_hang
+	judge_guest_timeout judge_died judge_foreign_nonce judge_two_hosts
+	run_suite_full_only runner_lies runner_silent runner_absent runner_fail
+	runner_ok warnings_ours warnings_not_ours step_warning_fails)
+
+result() {
+	printf 'harness\t%s\t%s\t%s\n' "$1" "$2" "$(printf '%s' "${3:-}" | tr '\t\n' '  ' | cut -c1-300)" |
+		tee -a "$RESULTS"
+	[ "$2" != FAIL ] || FAILED=1
+}
+
+# ---- report.sh ----
+
+# The sample has every kind of line; the whole output is compared.
+t_report_sample() {
+	local out=$WORK/report.out rc
+
+	"$TOP/tests/tools/report.sh" "$DATA/report-sample.tsv" > "$out"
+	rc=$?
+	[ "$rc" = 1 ] || { echo "exit $rc, want 1"; return 1; }
+	diff -u "$DATA/report-sample.expected" "$out" | head -n 20 | tr '\n' ' '
+	cmp -s "$DATA/report-sample.expected" "$out"
+}
+
+# expect_tally RC LAST_LINE FILE: report.sh's exit status and last line.
+expect_tally() {
+	local out rc
+
+	out=$("$TOP/tests/tools/report.sh" "$3")
+	rc=$?
+	[ "$rc" = "$1" ] || { echo "exit $rc, want $1"; return 1; }
+	[ "$(tail -n 1 <<< "$out")" = "$2" ] || { echo "last line '$(tail -n 1 <<< "$out")'"; return 1; }
+}
+
+t_report_no_file() {
+	expect_tally 1 "0 passed, 0 failed, 0 skipped" "$WORK/none.tsv"
+}
+
+# Directives and no result: nothing ran, which is not a pass.
+t_report_empty_file() {
+	printf '#phase\tbuild\t1\n\n' > "$WORK/empty.tsv"
+	expect_tally 1 "0 passed, 0 failed, 0 skipped" "$WORK/empty.tsv"
+}
+
+t_report_all_pass() {
+	printf '#expect\ts\t2\ns\ta\tPASS\t\ns\tb\tSKIP\twhy\n' > "$WORK/pass.tsv"
+	expect_tally 0 "1 passed, 0 failed, 1 skipped" "$WORK/pass.tsv"
+}
+
+# ---- KUnit ----
+
+# Passing, failing (with diagnostics), skipped and parameterised cases, a
+# splat inside an "ok" case, a suite that fails to initialise, one that
+# stops short of its plan, and a crash in the middle of the last suite.
+t_kunit_parse_sample() {
+	local out=$WORK/kunit.tsv
+
+	: > "$out"
+	SROCE_RESULTS=$out "$TOP/tests/kunit/run.sh" --parse "$DATA/ktap-sample.log" 2> /dev/null
+	[ $? = 1 ] || { echo "run.sh --parse did not exit 1"; return 1; }
+	diff -u "$DATA/ktap-sample.expected" "$out" | head -n 20 | tr '\n' ' '
+	cmp -s "$DATA/ktap-sample.expected" "$out"
+}
+
+# ---- vm-run's verdict ----
+
+# console RC SCRIPT_OUTPUT [DMESG_AFTER [DMESG_BEFORE]]: a serial console as
+# guest-init.sh prints it (CRLF, like QEMU's). RC "" = the guest never got
+# to print its status (hang, panic): no kernel-log section, no marker.
+console() {
+	local rc=$1 out=$2 after=${3:-} before=${4:-}
+	{
+		echo "[    0.000000] Linux version 6.1.0-selftest"
+		[ -n "$before" ] && echo "$before"
+		echo "vm: [5.36] modules ready"
+		echo "vm: [6.05] running selftest.sh on 6.1.0-selftest, host 0 (198.18.0.1)"
+		echo "[    6.043518] sroce-vm: test starts"
+		[ -n "$out" ] && echo "$out"
+		if [ -n "$rc" ]; then
+			echo "vm: [6.43] script exited with $rc"
+			echo "SROCE-DMESG-BEGIN-$NONCE"
+			echo "[    0.000000] Linux version 6.1.0-selftest"
+			[ -n "$before" ] && echo "$before"
+			echo "[    6.043518] sroce-vm: test starts"
+			[ -n "$after" ] && echo "$after"
+			echo "SROCE-DMESG-END-$NONCE"
+			echo "SROCE-EXIT-$NONCE: $rc"
+		fi
+	} | sed 's/$/\r/'
+}
+
+# judge RC REGEX [OPTION...] -- LOG...: vm-run --judge must exit RC and its
+# last line (the verdict) must match REGEX.
+judge() {
+	local want=$1 re=$2 opts=() rc last
+
+	shift 2
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	"$TOP/tests/vm/vm-run" --judge "${opts[@]}" "$NONCE" "$@" > "$WORK/judge.out" 2>&1
+	rc=$?
+	last=$(tail -n 1 "$WORK/judge.out")
+	[ "$rc" = "$want" ] || { echo "exit $rc, want $want: $last"; return 1; }
+	grep -qE "$re" <<< "$last" || { echo "verdict '$last' does not match /$re/"; return 1; }
+}
+
+SPLAT_LINE='[    6.352384] WARNING: CPU: 0 PID: 1 at fake/selftest.c:1 selftest'
+
+t_judge_pass() {
+	console 0 "[fail] ok" "[    6.1] eth0: link up" > "$WORK/t.log"
+	judge 0 ': PASS in ' -- "$WORK/t.log"
+}
+
+t_judge_fail() {
+	console 1 "[fail] FAIL: asked to" > "$WORK/t.log"
+	judge 1 ': FAIL \(exit 1: asked to\)' -- "$WORK/t.log"
+}
+
+# Exit 0, but the kernel warned while the script ran.
+t_judge_splat() {
+	console 0 "" "$SPLAT_LINE" > "$WORK/t.log"
+	judge 1 ': FAIL \(kernel splat: WARNING: CPU: 0 PID: 1 at fake/selftest.c:1 selftest\)' \
+		-- "$WORK/t.log"
+}
+
+t_judge_boot_splat() {
+	console 0 "" "" "$SPLAT_LINE" > "$WORK/t.log"
+	judge 1 'FAIL \(kernel splat: .*\(at boot, before the test\)\)' -- "$WORK/t.log"
+}
+
+t_judge_skip() {
+	console 77 "[fail] SKIP: asked to" > "$WORK/t.log"
+	judge 77 ': SKIP \(asked to\)' -- "$WORK/t.log"
+}
+
+# The guest never printed a status and vm-run killed it at the deadline.
+t_judge_hang() {
+	console "" "[fail] sleeping" > "$WORK/t.log"
+	judge 1 ': FAIL \(timeout: killed after 60s\)' --timeout 60 --timed-out -- "$WORK/t.log"
+}
+
+# The guest's own deadline (timeout(1) in guest-init.sh) stopped the script.
+t_judge_guest_timeout() {
+	console 124 "" > "$WORK/t.log"
+	judge 124 ': FAIL \(timeout: script still running after 45s in the guest\)' \
+		--timeout 60 -- "$WORK/t.log"
+}
+
+t_judge_died() {
+	console "" "[    7.1] Kernel panic - not syncing: Fatal exception" > "$WORK/t.log"
+	judge 1 ': FAIL \(guest died without an exit status' -- "$WORK/t.log"
+}
+
+# A script cannot fake its own status: only the marker with this run's
+# nonce counts.
+t_judge_foreign_nonce() {
+	console 1 "SROCE-EXIT-ffffffffffff: 0" | sed "/^SROCE-EXIT-$NONCE/d" > "$WORK/t.log"
+	judge 1 ': FAIL \(guest died without an exit status' -- "$WORK/t.log"
+}
+
+# Two hosts: one failure fails the pair and names its host.
+t_judge_two_hosts() {
+	console 0 "[two] ok" > "$WORK/h0.log"
+	console 1 "[two] FAIL: peer gone" > "$WORK/h1.log"
+	judge 1 ': FAIL \(host1: exit 1: peer gone\)' -- "$WORK/h0.log" "$WORK/h1.log"
+}
+
+# ---- run-suite.sh (no boot: neither test gets that far) ----
+
+t_run_suite_full_only() {
+	local out=$WORK/suite.tsv rc want
+
+	mkdir -p "$WORK/tests"
+	printf '#!/bin/bash\n# full-only\nexit 0\n' > "$WORK/tests/long.sh"
+	: > "$out"
+	SROCE_RESULTS=$out "$TOP/tests/vm/run-suite.sh" --kernel selftest \
+		"$WORK/tests/long.sh" no-such-test > /dev/null 2>&1
+	rc=$?
+	want=$(printf '#expect\tvm-selftest\t2\nvm-selftest\tlong\tSKIP\tfull-only (make check-full)\nvm-selftest\tno-such-test\tFAIL\tno such test')
+	[ "$rc" = 1 ] || { echo "exit $rc, want 1"; return 1; }
+	[ "$(cat "$out")" = "$want" ] || { echo "wrote: $(cat "$out")"; return 1; }
+}
+
+# ---- check.sh ----
+
+# in_check CMD...: run CMD with check.sh's functions, results in
+# $WORK/check.tsv, output in $WORK/check.out.
+in_check() {
+	(
+		# Not followed: it sets TOP (to the same value).
+		# shellcheck source=/dev/null
+		. "$TOP/tests/tools/check.sh"
+		# shellcheck disable=SC2034 # LOGDIR is check.sh's (step's logs)
+		SROCE_RESULTS=$WORK/check.tsv LOGDIR=$WORK
+		: > "$SROCE_RESULTS"
+		"$@" > "$WORK/check.out" 2>&1
+	)
+}
+
+# stub NAME LINES RC: a runner that appends LINES and exits RC.
+stub() {
+	# shellcheck disable=SC2016 # $SROCE_RESULTS is the stub's
+	printf '#!/bin/bash\nprintf "%s" >> "$SROCE_RESULTS"\nexit %d\n' "$2" "$3" > "$WORK/$1.sh"
+}
+
+# expect_runner_line REGEX|"": the FAIL line runner() added, or none.
+expect_runner_line() {
+	local got
+
+	got=$(grep -P '^stub\trunner\t' "$WORK/check.tsv")
+	if [ -z "$1" ]; then
+		[ -z "$got" ] || { echo "unexpected: $got"; return 1; }
+	else
+		grep -qE "$1" <<< "$got" || { echo "want /$1/, got '$got'"; return 1; }
+	fi
+}
+
+# A PASS line and exit 3: the status says something broke.
+t_runner_lies() {
+	stub lies 'stub\tx\tPASS\t\n' 3
+	in_check runner stub "$WORK/lies.sh"
+	expect_runner_line $'FAIL\t.*exited 3 without a FAIL line'
+}
+
+t_runner_silent() {
+	stub silent '' 0
+	in_check runner stub "$WORK/silent.sh"
+	expect_runner_line $'FAIL\t.*wrote no result'
+}
+
+t_runner_absent() {
+	in_check runner stub "$WORK/absent.sh"
+	expect_runner_line $'FAIL\t.*absent'
+}
+
+# A FAIL line explains the non-zero exit: no extra line.
+t_runner_fail() {
+	stub fails 'stub\tx\tFAIL\twhy\n' 1
+	in_check runner stub "$WORK/fails.sh"
+	expect_runner_line ''
+}
+
+t_runner_ok() {
+	stub ok '#expect\tstub\t1\nstub\tx\tPASS\t\n' 0
+	in_check runner stub "$WORK/ok.sh"
+	expect_runner_line ''
+}
+
+t_warnings_ours() {
+	local got
+
+	printf '%s\n' "  CC [M]  /w/build/6.1/drivers/infiniband/sw/sroce/sroce_qp.c" \
+		"/w/build/6.1/drivers/infiniband/sw/sroce/sroce_qp.c:12:5: warning: unused variable 'x' [-Wunused-variable]" \
+		"/w/build/kunit/module/tests/kunit/sroce_psn_test.c:3:1: warning: no previous prototype" \
+		"/w/build/6.1/include/uapi/rdma/sroce-abi.h:7:2: warning: packed attribute" > "$WORK/w.log"
+	in_check our_warnings "$WORK/w.log"
+	got=$(wc -l < "$WORK/check.out")
+	[ "$got" = 3 ] || { echo "found $got of 3 warnings"; return 1; }
+}
+
+t_warnings_not_ours() {
+	local got
+
+	printf '%s\n' "./include/linux/compiler.h:10:1: warning: kernel header" \
+		"/usr/src/linux/drivers/gpu/drm/x.c:1:1: warning: kernel driver" \
+		"WARNING: modpost: missing MODULE_LICENSE() in foo.o" \
+		"Skipping BTF generation for sroce.ko due to unavailability of vmlinux" > "$WORK/w.log"
+	in_check our_warnings "$WORK/w.log"
+	got=$(cat "$WORK/check.out")
+	[ -z "$got" ] || { echo "took as ours: $got"; return 1; }
+}
+
+# A build that exits 0 but warned about our file is a FAIL build line.
+t_step_warning_fails() {
+	in_check step warny echo "/w/drivers/infiniband/sw/sroce/sroce_tx.c:9:1: warning: bad"
+	grep -qP '^build\twarny\tFAIL\tcompiler warning: drivers/infiniband/sw/sroce/sroce_tx.c:9:1: warning: bad' \
+		"$WORK/check.tsv" || { echo "got: $(cat "$WORK/check.tsv")"; return 1; }
+}
+
+# ---- one real boot ----
+
+t_vm_boot_splat() {
+	local last rc
+
+	"$TOP/tests/vm/vm-run" --kernel "$VM_KERNEL" --timeout 90 \
+		"$TOP/tests/vm/selftests/fail.sh" splat > "$WORK/boot.out" 2>&1
+	rc=$?
+	last=$(tail -n 1 "$WORK/boot.out")
+	[ "$rc" = 1 ] || { echo "exit $rc, want 1: $last"; return 1; }
+	grep -q 'FAIL (kernel splat: WARNING: CPU: .* at fake/selftest.c:1 selftest)' <<< "$last" ||
+		{ echo "verdict: $last"; return 1; }
+}
+
+run_case() {
+	local why
+
+	if why=$("t_$1" 2>&1); then
+		result "$1" PASS
+	else
+		result "$1" FAIL "${why:-no reason printed}"
+	fi
+}
+
+main() {
+	local c
+
+	case "${1:-}" in
+	--vm) VM_KERNEL=${2:?--vm KVER}; CASES+=(vm_boot_splat) ;;
+	'') ;;
+	*) echo "usage: selftest.sh [--vm KVER]" >&2; exit 2 ;;
+	esac
+	printf '#expect\tharness\t%d\n' "${#CASES[@]}" >> "$RESULTS"
+	for c in "${CASES[@]}"; do
+		run_case "$c"
+	done
+	return "$FAILED"
+}
+
+main "$@"
