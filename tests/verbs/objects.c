@@ -779,10 +779,48 @@ static int tx_idle_server(struct vt *t)
 	return vt_sync(t);
 }
 
+/* --- MR keys a peer cannot guess ---------------------------------------- */
+
+#define KEY_MRS		65
+
+/*
+ * Register KEY_MRS MRs in a row and look at the key byte beside the index:
+ * a device whose byte just counts up (one counter for every registration)
+ * lets whoever saw one rkey guess the next MR's. A random byte follows its
+ * predecessor by one about once in 256.
+ */
+static int mr_keys_client(struct vt *t)
+{
+	unsigned int counted = 0, same = 0, i;
+	uint8_t prev = 0;
+
+	for (i = 0; i < KEY_MRS; i++) {
+		struct vt_buf *b = vt_buf(t, 64, VT_ACCESS_ALL);
+		uint8_t byte;
+
+		if (!b)
+			return -1;
+		byte = b->mr->rkey & 0xff;
+		if (i && byte == (uint8_t)(prev + 1))
+			counted++;
+		if (i && byte == prev)
+			same++;
+		prev = byte;
+	}
+	vt_note(t, "%u of %u rkeys' key bytes count up from the previous one, %u repeat it",
+		counted, KEY_MRS - 1, same);
+	if (counted >= KEY_MRS / 4 || same >= KEY_MRS / 4)
+		return vt_fail(t, "rkeys are predictable: %u of %u key bytes count up, %u repeat",
+			       counted, KEY_MRS - 1, same);
+	return 0;
+}
+
 static const enum rereg_kind rereg_access = REREG_ACCESS, rereg_pd = REREG_PD,
 			     rereg_translation = REREG_TRANSLATION;
 
 const struct vt_case vt_object_cases[] = {
+	{ "mr_keys_unpredictable", "65 MRs registered in a row: their rkeys' key bytes neither count up nor repeat",
+	  mr_keys_client, NULL, NULL },
 	{ "cq_resize", "resize_cq with CQEs waiting: shrink below them fails, in order after, more traffic",
 	  resize_client, resize_server, NULL },
 	{ "rereg_access", "rereg_mr access to read-only: old rkey REM_ACCESS_ERR, READ ok, WRITE refused",

@@ -42,8 +42,6 @@ int sroce_mr_table_init(struct sroce_dev *sdev)
 	/* Index 0 is never used, so no key collides with local_dma_lkey 0. */
 	xa_init_flags(&table->xa, XA_FLAGS_ALLOC1);
 	table->next = 1;
-	/* A random start keeps keys from being the same on every boot. */
-	atomic_set(&table->gen, get_random_u32());
 	spin_lock_init(&table->atomic_lock);
 	return 0;
 }
@@ -130,8 +128,8 @@ static int sroce_mr_publish(struct sroce_mr_table *table, struct sroce_mr *mr)
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
 
-	key = sroce_key_make(index, atomic_inc_return(&table->gen) &
-				    SROCE_KEY_GEN_MASK);
+	/* A random key byte: knowing one key tells nothing of the next. */
+	key = sroce_key_make(index, get_random_u8());
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
 
@@ -278,15 +276,15 @@ static void sroce_mr_swap_pin(struct sroce_mr *mr, struct sroce_mr_pin *pin)
 }
 
 /*
- * New keys for a rereg: same index, a generation byte different from the
- * old one, so every key handed out before no longer matches.
+ * New keys for a rereg: same index, a random generation byte different
+ * from the old one, so every key handed out before no longer matches.
  */
 static u32 sroce_mr_next_key(struct sroce_mr_table *table, u32 old_key)
 {
 	u8 gen;
 
 	do {
-		gen = atomic_inc_return(&table->gen) & SROCE_KEY_GEN_MASK;
+		gen = get_random_u8();
 	} while (gen == (old_key & SROCE_KEY_GEN_MASK));
 	return sroce_key_make(sroce_key_index(old_key), gen);
 }

@@ -21,7 +21,6 @@ struct sroce_dev;
  * @xa: index -> struct sroce_mr; lookups under RCU, updates under xa_lock
  *	(process context only: reg and dereg)
  * @next: where the cyclic index search resumes; protected by xa_lock
- * @gen: source of the key generation byte
  * @atomic_lock: serialises every sroce_mr_atomic() on the device, so two
  *	atomics on one address never interleave; taken with irqsave from any
  *	context
@@ -29,14 +28,15 @@ struct sroce_dev;
 struct sroce_mr_table {
 	struct xarray xa;
 	u32 next;
-	atomic_t gen;
 	spinlock_t atomic_lock;
 };
 
 /*
  * Keys: lkey == rkey == index << 8 | generation. The index names the slot
- * in the device's MR table; the generation byte changes each time a slot is
- * reused, so a key kept after ibv_dereg_mr() does not reach the next MR.
+ * in the device's MR table (handed out cyclically, so a slot comes back only
+ * after the whole table); the generation byte is random per registration, so
+ * neither a key kept after ibv_dereg_mr() nor the keys of earlier MRs tell
+ * the next MR's key.
  */
 #define SROCE_KEY_GEN_BITS	8
 #define SROCE_KEY_GEN_MASK	((1U << SROCE_KEY_GEN_BITS) - 1)
