@@ -553,6 +553,23 @@ static const struct bad_move bad_transitions[] = {
 	{ .make = NULL },
 };
 
+/*
+ * An IPv6 flow label has 20 bits; a device that took more would put the
+ * rest into the packets' IP version field.
+ */
+static int rtr_flow_label_wide(struct vt *t, const struct vt_ep *ep, struct ibv_qp_attr *a)
+{
+	int mask = vt_attr_rtr(t, ep, a);
+
+	a->ah_attr.grh.flow_label = 0xfffff + 1;
+	return mask;
+}
+
+static const struct bad_move bad_flow_label[] = {
+	{ IBV_QPS_INIT, "RTR with a 21-bit flow label", rtr_flow_label_wide, EINVAL },
+	{ .make = NULL },
+};
+
 /* Moves that state a current state the QP is not in. */
 static const struct bad_move bad_claims[] = {
 	{ IBV_QPS_RESET, "RTS claiming to be in RTS", rts_claiming_rts, EINVAL },
@@ -831,6 +848,8 @@ const struct vt_case vt_error_cases[] = {
 	  bad_modify_client, NULL, bad_claims },
 	{ "bad_modify_value", "bad port, GID index, MTU, rd_atomic depths: refused, state kept",
 	  bad_modify_client, NULL, bad_values },
+	{ "bad_modify_flow_label", "RTR with a flow label past 20 bits: EINVAL, state kept",
+	  bad_modify_client, NULL, bad_flow_label },
 	{ NULL },
 };
 

@@ -416,6 +416,9 @@ int sroce_av_from_ah_attr(struct sroce_av *av, const struct rdma_ah_attr *ah)
 	memcpy(&av->daddr, grh->dgid.raw, sizeof(av->daddr));
 	if (av->family == AF_INET && !ipv6_addr_v4mapped(&av->daddr))
 		return -EINVAL;
+	/* 20 bits on the wire: more would spill into the IPv6 version field. */
+	if (grh->flow_label & ~SROCE_FLOW_LABEL_MASK)
+		return -EINVAL;
 	av->tclass = grh->traffic_class;
 	av->hop_limit = grh->hop_limit ?: 64;
 	av->flow_label = grh->flow_label;
@@ -493,15 +496,23 @@ static void sroce_push_ipv6(struct sk_buff *skb, const struct sroce_av *av)
 	ip6h->daddr = av->daddr;
 }
 
-/* The ICRC goes in the last four bytes, which the caller left for it. */
-static void sroce_fill_icrc(struct sk_buff *skb)
+/*
+ * The ICRC goes in the last four bytes, which the caller left for it.
+ * Return: 0, or the codec's error for headers it cannot parse: such a
+ * packet must not leave with a made-up ICRC.
+ */
+static int sroce_fill_icrc(struct sk_buff *skb)
 {
 	u8 *ip = skb_network_header(skb);
 	unsigned int len = skb_tail_pointer(skb) - ip - SROCE_ICRC_BYTES;
-	u32 icrc = 0;
+	u32 icrc;
+	int err;
 
-	sroce_icrc_compute(ip, len, &icrc);
+	err = sroce_icrc_compute(ip, len, &icrc);
+	if (err)
+		return err;
 	put_unaligned_le32(icrc, ip + len);
+	return 0;
 }
 
 static int sroce_xmit_ipv4(struct sk_buff *skb, const struct sroce_av *av)
@@ -591,7 +602,12 @@ int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_push_ipv4(skb, av);
 	else
 		sroce_push_ipv6(skb, av);
-	sroce_fill_icrc(skb);
+	err = sroce_fill_icrc(skb);
+	if (unlikely(err)) {
+		kfree_skb(skb);
+		sroce_pkt_xmit_count(qp->sdev, udp_payload, NET_XMIT_DROP);
+		return err;
+	}
 	skb->ignore_df = 1;
 
 	if (av->family == AF_INET)

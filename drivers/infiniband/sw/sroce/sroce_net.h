@@ -19,10 +19,13 @@ struct sroce_qp;
  * @saddr, @daddr: IPv4 in s6_addr32[3] (IPv4-mapped GID), or IPv6
  * @tclass: traffic class: DSCP and ECN bits
  * @hop_limit: IPv4 TTL or IPv6 hop limit
- * @flow_label: IPv6 flow label
+ * @flow_label: IPv6 flow label, at most SROCE_FLOW_LABEL_MASK (modify_qp
+ *	refuses more)
  * @net: network namespace of the device's netdev
  * @ifindex: the netdev, which link-local IPv6 destinations need for routing
  */
+#define SROCE_FLOW_LABEL_MASK	0xfffffU
+
 struct sroce_av {
 	int family;
 	struct in6_addr saddr;
