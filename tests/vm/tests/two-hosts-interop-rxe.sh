@@ -26,6 +26,7 @@ step() {
 
 	shift
 	PORT=$((PORT + 1))
+	[ "$1" = ibv_rc_pingpong ] && ack_timeout_floor "$PERF_QP_TIMEOUT"
 	if [ "$SROCE_HOST" = 0 ]; then
 		start_server "$out" "$PORT" "$@" -p "$PORT"
 		barrier "$name-listening"
@@ -36,6 +37,7 @@ step() {
 		timeout 120 "$@" -p "$PORT" "$SROCE_PEER_IP" > "$out" 2>&1 ||
 			{ cat "$out"; log_hw_counters; fail "$name (client, $RDMA_DEV): $(why "$out")"; }
 	fi
+	ack_timeout_floor 0
 	barrier "$name"
 }
 

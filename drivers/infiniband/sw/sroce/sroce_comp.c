@@ -26,6 +26,17 @@ static const u32 sroce_rnr_usecs[32] = {
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
+/*
+ * For test harnesses only (Documentation/testing.md): a floor under every
+ * QP's local ACK timeout exponent, for tools that cannot set their QPs'
+ * (ibv_rc_pingpong's fixed 14: 67 ms x 7 retries), which a TCG guest stalled
+ * 1-2 s on a loaded host outlasts. 0, the default, leaves every QP its own.
+ */
+static uint min_ack_timeout;
+module_param(min_ack_timeout, uint, 0644);
+MODULE_PARM_DESC(min_ack_timeout,
+		 "Test harnesses only: smallest local ACK timeout exponent (4.096 us * 2^N) any QP gets; default 0, the QP's own");
+
 /* rnr_retry 7 means retry forever (IBA 9.7.5.2.8). */
 #define SROCE_RNR_RETRY_INFINITE	7
 
@@ -100,8 +111,9 @@ void sroce_comp_advance_locked(struct sroce_qp *qp)
 
 static unsigned long sroce_ack_timeout(const struct sroce_qp *qp)
 {
+	u32 exponent = clamp_t(u32, READ_ONCE(min_ack_timeout), qp->attr.timeout, 31);
 	/* 4.096 us * 2^timeout (IBA 9.7.6.1.3) */
-	u64 usecs = (4096ULL << qp->attr.timeout) / 1000;
+	u64 usecs = (4096ULL << exponent) / 1000;
 
 	return max(usecs_to_jiffies(usecs), 1UL);
 }
