@@ -12,6 +12,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
+#include "sroce_debug.h"
 #include "sroce_local.h"
 
 static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
@@ -29,14 +30,19 @@ static int __init sroce_init(void)
 	int err;
 
 	sroce_local_setup();	/* nothing to undo */
+	sroce_debug_init();
 	/* Devices follow their netdev, so listen before any can exist. */
 	err = sroce_netdev_init();
 	if (err)
-		return err;
+		goto err_debug;
 
 	rdma_link_register(&sroce_link_ops);
 	pr_info("loaded\n");
 	return 0;
+
+err_debug:
+	sroce_debug_exit();
+	return err;
 }
 
 static void __exit sroce_exit(void)
@@ -46,6 +52,7 @@ static void __exit sroce_exit(void)
 	sroce_dev_remove_all();
 	sroce_local_teardown();
 	sroce_netdev_exit();
+	sroce_debug_exit();
 	pr_info("unloaded\n");
 }
 

@@ -19,6 +19,7 @@
 
 #include "sroce.h"
 #include "sroce_cq.h"
+#include "sroce_debug.h"
 #include "sroce_local.h"
 #include "sroce_proto.h"
 #include "sroce_psn.h"
@@ -43,6 +44,8 @@ struct sroce_qp *sroce_qp_get(u32 qpn)
 
 	rcu_read_lock();
 	qp = xa_load(&sroce_qps, qpn);
+	if (qp)
+		sroce_delay(SROCE_DELAY_QP_LOOKUP);
 	if (qp && !refcount_inc_not_zero(&qp->refs))
 		qp = NULL;
 	rcu_read_unlock();
