@@ -159,7 +159,7 @@ bool sroce_local_defer_run(struct sroce_qp *qp, enum sroce_tx_work work)
 			return true;
 	if (l->nrun == ARRAY_SIZE(l->run))
 		return false;
-	refcount_inc(&qp->refs);
+	sroce_qp_hold(qp);
 	l->run[l->nrun++] = qp;
 	return true;
 }
@@ -350,7 +350,7 @@ static void sroce_local_queue(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	lockdep_assert_held(&qp->lock);
 	if (sroce_outq_append(&qp->local_out, skb)) {
-		refcount_inc(&qp->refs);
+		sroce_qp_hold(qp);
 		list_add_tail(&qp->local_entry,
 			      this_cpu_ptr(&sroce_local.senders));
 	}

@@ -5,12 +5,14 @@
  * QP numbers come from one module-wide table, so a packet's destination QP
  * identifies its QP whatever netdev it arrived on. The receive path looks
  * QPs up under RCU and holds a reference while it works; destroy unpublishes
- * the QP, then waits for those references before tearing it down.
+ * the QP, then waits for those references before tearing it down. The table
+ * holds RCU-freed handles, not QPs (struct sroce_qp_handle says why).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hash.h>
 #include <linux/overflow.h>
+#include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
 #include <rdma/ib_user_verbs.h>
@@ -27,7 +29,7 @@
 #include "sroce_stats.h"
 #include "sroce_tx.h"
 
-/* QPN -> struct sroce_qp; RCU lookups, xa_lock for updates. */
+/* QPN -> struct sroce_qp_handle; RCU lookups, xa_lock for updates. */
 static DEFINE_XARRAY_ALLOC(sroce_qps);
 static u32 sroce_qpn_next;
 
@@ -38,23 +40,33 @@ static u32 sroce_qpn_next;
 #define SROCE_SWQE_HDR_BYTES	sizeof(struct sroce_send_wqe)
 #define SROCE_RWQE_HDR_BYTES	sizeof(struct sroce_recv_wqe)
 
+/*
+ * Any context. The handle may be on its way out (its QP being destroyed):
+ * RCU keeps the handle itself readable, and a zero count means the QP must
+ * not be touched. xa_store()'s release pairs with xa_load()'s dependency
+ * order, so a handle found has its @qp set.
+ */
 struct sroce_qp *sroce_qp_get(u32 qpn)
 {
-	struct sroce_qp *qp;
+	struct sroce_qp_handle *handle;
+	struct sroce_qp *qp = NULL;
 
 	rcu_read_lock();
-	qp = xa_load(&sroce_qps, qpn);
-	if (qp)
+	handle = xa_load(&sroce_qps, qpn);
+	if (handle) {
 		sroce_delay(SROCE_DELAY_QP_LOOKUP);
-	if (qp && !refcount_inc_not_zero(&qp->refs))
-		qp = NULL;
+		if (refcount_inc_not_zero(&handle->refs))
+			qp = handle->qp;
+		else
+			sroce_delay_lost_race(SROCE_DELAY_QP_LOOKUP);
+	}
 	rcu_read_unlock();
 	return qp;
 }
 
 void sroce_qp_put(struct sroce_qp *qp)
 {
-	if (refcount_dec_and_test(&qp->refs))
+	if (refcount_dec_and_test(&qp->handle->refs))
 		complete(&qp->released);
 }
 
@@ -176,12 +188,22 @@ static int sroce_qp_check_init(const struct ib_qp_init_attr *init,
 	return sroce_qp_check_caps(&init->cap);
 }
 
+/* The table's reference is the handle's first. */
+static int sroce_qp_alloc_handle(struct sroce_qp *qp)
+{
+	qp->handle = kzalloc(sizeof(*qp->handle), GFP_KERNEL_ACCOUNT);
+	if (!qp->handle)
+		return -ENOMEM;
+	refcount_set(&qp->handle->refs, 1);
+	qp->handle->qp = qp;
+	return 0;
+}
+
 static void sroce_qp_init_state(struct sroce_qp *qp,
 				struct ib_qp_init_attr *init)
 {
 	mutex_init(&qp->modify_mutex);
 	spin_lock_init(&qp->lock);
-	refcount_set(&qp->refs, 1);
 	init_completion(&qp->released);
 	INIT_LIST_HEAD(&qp->tx_entry);
 	sroce_local_qp_init(qp);
@@ -204,6 +226,9 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	int err;
 
 	err = sroce_qp_check_init(init, udata);
+	if (err)
+		return err;
+	err = sroce_qp_alloc_handle(qp);
 	if (err)
 		return err;
 	sroce_qp_init_state(qp, init);
@@ -230,7 +255,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	WRITE_ONCE(qp->sq.hdr->flags, SROCE_RING_NEED_WAKEUP);
 
 	/* Publish last: from here the receive path can find the QP. */
-	xa_store(&sroce_qps, qpn, qp, GFP_KERNEL);
+	xa_store(&sroce_qps, qpn, qp->handle, GFP_KERNEL);
 	sroce_tx_add_qp(qp->sdev, qp);
 	return 0;
 
@@ -238,6 +263,8 @@ err_erase:
 	xa_erase(&sroce_qps, qpn);
 err_free:
 	sroce_qp_free_memory(qp);
+	/* Never published: no lookup can hold it. */
+	kfree(qp->handle);
 	return err;
 }
 
@@ -623,6 +650,8 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_tx_del_qp(qp->sdev, qp);
 	sroce_qp_quiesce(qp);
 	sroce_qp_free_memory(qp);
+	/* A lookup may still be reading the handle; ib_core frees @qp now. */
+	kfree_rcu(qp->handle, rcu);
 	return 0;
 }
 

@@ -97,6 +97,20 @@ struct sroce_rd_res {
 	bool valid;		/* holds a request: a zeroed slot matches no PSN */
 };
 
+/*
+ * What the QPN table points to, allocated apart from the QP because ib_core
+ * frees the QP as soon as destroy_qp returns, with no grace period. A
+ * lookup may load the handle just before destroy unpublishes it; the handle
+ * is freed with kfree_rcu(), so that lookup's refcount_inc_not_zero() still
+ * reads live memory, fails once @refs reached zero, and never touches the
+ * QP. Destroy itself does not wait for the grace period.
+ */
+struct sroce_qp_handle {
+	refcount_t refs;	/* the table's plus every lookup's */
+	struct sroce_qp *qp;	/* set before publication, never changed */
+	struct rcu_head rcu;
+};
+
 /* Receive in progress: the validated copy of the RQ WQE being filled. */
 struct sroce_rwqe {
 	u64 wr_id;
@@ -110,8 +124,9 @@ struct sroce_rwqe {
  * struct sroce_qp - an RC queue pair
  * @ibqp: ib_core's part
  * @sdev: owning device
- * @refs: lookups from the receive path and the transmit thread
- * @released: completed when the last lookup goes, so destroy can wait
+ * @handle: what the QPN table holds; its refcount counts the table's
+ *	reference and the lookups from the receive path and the thread
+ * @released: completed when the last reference goes, so destroy can wait
  * @modify_mutex: serialises modify_qp calls, so one call's check of the
  *	current state and its update are not interleaved with another's (the
  *	data path can still move the QP to ERR under @lock meanwhile)
@@ -159,7 +174,7 @@ struct sroce_rwqe {
 struct sroce_qp {
 	struct ib_qp ibqp;
 	struct sroce_dev *sdev;
-	refcount_t refs;
+	struct sroce_qp_handle *handle;
 	struct completion released;
 	struct mutex modify_mutex;
 	struct sroce_outq local_out;
@@ -248,6 +263,21 @@ static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 
 struct sroce_qp *sroce_qp_get(u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
+
+/* Another reference for a caller that holds one already. */
+static inline void sroce_qp_hold(struct sroce_qp *qp)
+{
+	refcount_inc(&qp->handle->refs);
+}
+
+/*
+ * A reference on a QP found where destroy unlinks it only after the last
+ * reference is gone (the transmit list): false once destroy has started.
+ */
+static inline bool sroce_qp_tryget(struct sroce_qp *qp)
+{
+	return refcount_inc_not_zero(&qp->handle->refs);
+}
 void sroce_qp_error_locked(struct sroce_qp *qp);
 /* Deliver an affiliated async event to the QP's owner; any context. */
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);

@@ -51,7 +51,7 @@ static bool sroce_tx_for_each_qp(struct sroce_tx *tx,
 
 	spin_lock_bh(&tx->lock);
 	list_for_each_entry(qp, &tx->qps, tx_entry) {
-		if (!refcount_inc_not_zero(&qp->refs))
+		if (!sroce_qp_tryget(qp))
 			continue;
 		spin_unlock_bh(&tx->lock);
 		if (prev)
