@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: the responder's ring of IRD resources (READ/ATOMIC answers kept
- * for duplicates, IBA 9.7.5.1) and which of them answers a duplicate.
+ * for duplicates, IBA 9.7.5.1), which of them answers a duplicate, and
+ * whether a duplicate READ may restart it.
  */
 #include <kunit/test.h>
+#include <linux/string.h>
 
 #include "sroce_proto.h"
 #include "sroce_psn.h"
@@ -121,12 +123,90 @@ static void sroce_resp_duplicate_finds_its_read(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, sroce_resp_find_rd_res(qp, 3, &pos));
 }
 
+/*
+ * A duplicate READ against one remembered READ of 4 packets at MTU 1024:
+ * PSNs 100..103, va 0x10000, 3500 bytes, rkey 0x1234.
+ */
+#define DUP_MTU		1024
+#define DUP_PSN		100
+#define DUP_VA		0x10000ULL
+#define DUP_LEN		3500U
+#define DUP_RKEY	0x1234U
+
+struct dup_read_case {
+	const char *desc;
+	u32 psn;
+	struct sroce_reth reth;
+	bool matches;
+};
+
+static const struct dup_read_case dup_read_cases[] = {
+	{ "the whole READ again", DUP_PSN,
+	  { DUP_VA, DUP_RKEY, DUP_LEN }, true },
+	{ "the rest from its third PSN", DUP_PSN + 2,
+	  { DUP_VA + 2 * DUP_MTU, DUP_RKEY, DUP_LEN - 2 * DUP_MTU }, true },
+	{ "the last packet only", DUP_PSN + 3,
+	  { DUP_VA + 3 * DUP_MTU, DUP_RKEY, DUP_LEN - 3 * DUP_MTU }, true },
+	{ "another rkey", DUP_PSN,
+	  { DUP_VA, DUP_RKEY + 1, DUP_LEN }, false },
+	{ "the whole READ at a later PSN", DUP_PSN + 2,
+	  { DUP_VA, DUP_RKEY, DUP_LEN }, false },
+	{ "an address not at its PSN's offset", DUP_PSN + 1,
+	  { DUP_VA + 8, DUP_RKEY, DUP_LEN - DUP_MTU }, false },
+	{ "a length past the original's end", DUP_PSN,
+	  { DUP_VA, DUP_RKEY, 0x80000000U }, false },
+	{ "a shorter length", DUP_PSN,
+	  { DUP_VA, DUP_RKEY, DUP_LEN - 1 }, false },
+	{ "another address, same length", DUP_PSN,
+	  { DUP_VA + 0x100000, DUP_RKEY, DUP_LEN }, false },
+	{ "a PSN before the READ", DUP_PSN - 1,
+	  { DUP_VA - DUP_MTU, DUP_RKEY, DUP_LEN + DUP_MTU }, false },
+};
+
+static void dup_read_case_desc(const struct dup_read_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(dup_read, dup_read_cases, dup_read_case_desc);
+
+/* Only a request for exactly the rest of the original restarts it. */
+static void sroce_resp_dup_read_must_ask_for_the_rest(struct kunit *test)
+{
+	const struct dup_read_case *c = test->param_value;
+	const struct sroce_rd_res res = {
+		.opcode = SROCE_OP_READ_REQUEST, .valid = true,
+		.first_psn = DUP_PSN, .last_psn = DUP_PSN + 3,
+		.va = DUP_VA, .rkey = DUP_RKEY, .length = DUP_LEN,
+	};
+
+	KUNIT_EXPECT_EQ(test, sroce_resp_dup_read_matches(&res, c->psn, &c->reth,
+							   DUP_MTU), c->matches);
+}
+
+/* A zero-length READ owns one PSN; its duplicate names the same address. */
+static void sroce_resp_dup_zero_length_read_matches_itself(struct kunit *test)
+{
+	const struct sroce_rd_res res = {
+		.opcode = SROCE_OP_READ_REQUEST, .valid = true,
+		.first_psn = 7, .last_psn = 7, .va = DUP_VA, .rkey = DUP_RKEY,
+	};
+	const struct sroce_reth same = { DUP_VA, DUP_RKEY, 0 };
+	const struct sroce_reth longer = { DUP_VA, DUP_RKEY, DUP_MTU };
+
+	KUNIT_EXPECT_TRUE(test, sroce_resp_dup_read_matches(&res, 7, &same, DUP_MTU));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_dup_read_matches(&res, 7, &longer, DUP_MTU));
+}
+
 static struct kunit_case sroce_resp_cases[] = {
 	KUNIT_CASE(sroce_resp_reset_slots_match_no_duplicate),
 	KUNIT_CASE(sroce_resp_duplicate_finds_its_read),
 	KUNIT_CASE(sroce_resp_new_read_reuses_a_restarted_oldest_slot),
 	KUNIT_CASE(sroce_resp_new_read_keeps_a_later_head),
 	KUNIT_CASE(sroce_resp_no_ird_no_slot),
+	KUNIT_CASE_PARAM(sroce_resp_dup_read_must_ask_for_the_rest,
+			 dup_read_gen_params),
+	KUNIT_CASE(sroce_resp_dup_zero_length_read_matches_itself),
 	{}
 };
 

@@ -271,12 +271,26 @@ def write_first_then_dereg(x):
     yield x.pkt(WRITE_MIDDLE, payload_of(MTU), psn=x.psn + 1)
 
 
+def read_then_duplicate(dup_reth):
+    """A WRITE and a READ of it (both answered), then a duplicate of the
+    READ at its PSN whose RETH is dup_reth(ctx, the READ's address)."""
+    def packets(x):
+        addr = x.addr + 4096
+        x.c.send(x.pkt(WRITE_ONLY, payload_of(200), reth(addr, x.rkey, 200)))
+        x.c.send(x.pkt(READ_REQUEST, ext=reth(addr, x.rkey, 200), psn=x.psn + 1))
+        err = reply_problem(x, ("read", 1), x.c.replies(2), x.psn)
+        if err:
+            raise AssertionError("the original READ: " + err)
+        yield x.pkt(READ_REQUEST, ext=dup_reth(x, addr), psn=x.psn + 1)
+    return packets
+
+
 # --- the table -------------------------------------------------------------------
 
 # A row: what is sent (packets(ctx) -> list of IP packets), the IBA sections
 # that say what must happen, the reply (DROP: none at all; ("ack", n): ACK of
 # PSN ePSN+n; ("dup", n): an ACK; ("read", n): the bytes back in a READ
-# RESPONSE ONLY of PSN ePSN+n; ("nak", syndrome[, n]): that NAK for PSN
+# RESPONSE ONLY of PSN ePSN+n; ("reread", n): the same as the only reply; ("nak", syndrome[, n]): that NAK for PSN
 # ePSN+n, n = 0 unless given), the
 # counters that must move by exactly one, whether the QP must still work, and
 # how many PSNs the row uses up.
@@ -317,6 +331,15 @@ CASES = [Case(*row) for row in [
      lambda x: [x.send_only(psn=x.psn + 5)], ("nak", NAK_SEQ), ["out_of_sequence"], True, 0),
     ("duplicate SEND (PSN behind)", "9.7.4.1.1, 9.7.5.1.1",
      lambda x: [x.send_only(psn=x.psn - 1)], ("dup", -1), ["duplicate_request"], True, 0),
+    ("duplicate READ with the original RETH", "9.7.5.1.1",
+     read_then_duplicate(lambda x, a: reth(a, x.rkey, 200)), ("reread", 1),
+     ["duplicate_request"], True, 2),
+    ("duplicate READ of another address and length", "9.7.5.1.1",
+     read_then_duplicate(lambda x, a: reth(x.addr, x.rkey, x.len)), DROP,
+     ["duplicate_request", "rcvd_dup_read_mismatch"], True, 2),
+    ("duplicate READ with another R_Key", "9.7.5.1.1",
+     read_then_duplicate(lambda x, a: reth(a, x.rkey ^ 0x5A5A00, 200)), DROP,
+     ["duplicate_request", "rcvd_dup_read_mismatch"], True, 2),
     ("SEND MIDDLE without SEND FIRST", "9.7.4.1.3, 9.9.3.1.3",
      lambda x: [x.pkt(SEND_MIDDLE, payload_of(MTU))], ("nak", NAK_INVALID),
      ["sent_nak_inv_req"], False, 0),
@@ -381,7 +404,7 @@ def reply_problem(x, want, replies, psn0):
     if kind == "dup":
         ok = got and got[-1][0] == ACKNOWLEDGE and got[-1][2] < 0x20
         return None if ok else f"expected an ACK for the duplicate, got {got}"
-    if kind == "read":
+    if kind in ("read", "reread"):
         data = [r for r in replies if r[0] == READ_RESPONSE_ONLY]
         ok = data and data[0][16:16 + 200] == payload_of(200) and \
             ack_of(data[0])[1] == (psn0 + arg) & 0xFFFFFF

@@ -546,6 +546,47 @@ struct sroce_rd_res *sroce_resp_find_rd_res(struct sroce_qp *qp, u32 psn,
 	return NULL;
 }
 
+/**
+ * sroce_resp_dup_read_matches - may a duplicate READ restart @res?
+ * @res: the READ the duplicate's PSN falls in
+ * @psn: the duplicate's PSN
+ * @reth: the duplicate's RETH
+ * @mtu: path MTU in bytes
+ *
+ * A requester that missed part of the responses asks again for the rest,
+ * from the first missing PSN: same R_Key, address and length moved on by
+ * one path MTU per PSN (what sroce's and rxe's requesters send). Anything
+ * else names memory the original request did not: answering it would let
+ * one spoofed packet pull a whole large READ out again.
+ *
+ * Return: true if the duplicate asks for exactly the rest of @res from @psn.
+ */
+bool sroce_resp_dup_read_matches(const struct sroce_rd_res *res, u32 psn,
+				 const struct sroce_reth *reth, u32 mtu)
+{
+	s32 pkts = sroce_psn_diff(psn, res->first_psn);
+	u64 offset = (u64)pkts * mtu;
+
+	if (pkts < 0 || offset > res->length || reth->rkey != res->rkey)
+		return false;
+	return reth->va == res->va + offset &&
+	       reth->dma_len == res->length - offset;
+}
+
+/* Send @res's responses again, from @psn on. */
+static void sroce_resp_restart_read(struct sroce_qp *qp,
+				    struct sroce_rd_res *res, u32 pos, u32 psn)
+{
+	lockdep_assert_held(&qp->lock);
+	res->sent = sroce_psn_diff(psn, res->first_psn) * qp->mtu;
+	res->pending = true;
+	/* Responses go out oldest first: never skip a pending older one. */
+	if ((s32)(pos - qp->rd_res_head) < 0)
+		qp->rd_res_head = pos;
+	WRITE_ONCE(qp->tx_pending, true);
+	sroce_tx_kick(qp->sdev);
+}
+
 /* A request we already executed: answer it again, change nothing. */
 static void sroce_resp_duplicate(struct sroce_qp *qp, const struct sroce_hdrs *h)
 {
@@ -564,14 +605,13 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, const struct sroce_hdrs *h
 		sroce_resp_atomic_ack(qp, res->first_psn, res->atomic_orig);
 		return;
 	}
+	if (h->bth.opcode != SROCE_OP_READ_REQUEST ||
+	    !sroce_resp_dup_read_matches(res, h->bth.psn, &h->reth, qp->mtu)) {
+		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_DUP_READ_MISMATCH);
+		return;
+	}
 	/* Resend from the PSN asked for; later READs will be asked again. */
-	res->sent = sroce_psn_diff(h->bth.psn, res->first_psn) * qp->mtu;
-	res->pending = true;
-	/* Responses go out oldest first: never skip a pending older one. */
-	if ((s32)(pos - qp->rd_res_head) < 0)
-		qp->rd_res_head = pos;
-	WRITE_ONCE(qp->tx_pending, true);
-	sroce_tx_kick(qp->sdev);
+	sroce_resp_restart_read(qp, res, pos, h->bth.psn);
 }
 
 /* Return: false if the QP's state takes no requests (packet dropped). */

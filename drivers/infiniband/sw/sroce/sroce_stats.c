@@ -37,6 +37,7 @@ static const struct rdma_stat_desc sroce_stat_descs[SROCE_NUM_STATS] = {
 	[SROCE_STAT_DOORBELLS_ELIDED].name = "doorbells_elided",
 	[SROCE_STAT_SEND_ERR].name = "send_err",
 	[SROCE_STAT_LOCAL_SEGMENTS].name = "local_segments",
+	[SROCE_STAT_RCVD_DUP_READ_MISMATCH].name = "rcvd_dup_read_mismatch",
 };
 
 const char *sroce_stat_name(enum sroce_stat s)
