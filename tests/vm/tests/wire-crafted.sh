@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # hosts: 2
-# timeout: 240
+# timeout: 480
 #
 # Hand-crafted packets against a live RC QP (tests/tools/roce_craft.py):
 # host 0 runs sroce and an RC QP in RTS whose peer is host 1's crafter;
