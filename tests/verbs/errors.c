@@ -260,6 +260,7 @@ static int retry_client(struct vt *t)
 	struct vt_buf *b = vt_buf(t, MSG_LEN, IBV_ACCESS_LOCAL_WRITE);
 	struct vt_qp_opts o;
 	struct ibv_send_wr wr;
+	long long posted;
 	struct ibv_sge sg;
 	struct vt_ep ep;
 
@@ -276,9 +277,13 @@ static int retry_client(struct vt *t)
 		return -1;
 	sg = vt_sge(b, 0, MSG_LEN);
 	wr = vt_wr(IBV_WR_SEND, 1, &sg, 1, IBV_SEND_SIGNALED);
+	posted = vt_now_ms();
 	if (vt_post_send(t, &ep, &wr) ||
-	    vt_expect_wc(t, ep.scq, 1, IBV_WC_RETRY_EXC_ERR, NULL, "SEND nobody answers") ||
-	    vt_expect_state(t, ep.qp, IBV_QPS_ERR, STATE_MS, "requester"))
+	    vt_expect_wc(t, ep.scq, 1, IBV_WC_RETRY_EXC_ERR, NULL, "SEND nobody answers"))
+		return -1;
+	/* A VM test reads this to see which timeout the device really used. */
+	vt_note(t, "retries exhausted after %lld ms", vt_now_ms() - posted);
+	if (vt_expect_state(t, ep.qp, IBV_QPS_ERR, STATE_MS, "requester"))
 		return -1;
 	return how == PEER_BLACKHOLED ? vt_sync(t) : 0;
 }
