@@ -6,11 +6,13 @@
 #   report.sh     tally, #expect counts, skip list, timings (sample file)
 #   kunit/run.sh  --parse of a KTAP console sample (ktap.awk + run.* lines)
 #   vm-run        --judge of console logs made like guest-init.sh's: a failing
-#                 script, a splat, a skip, a hang, a guest that died, ...
+#                 script, a splat, a skip, a hang, a guest that died, ...,
+#                 and of shared boots (--group: one verdict per case)
 #   run-suite.sh  a full-only test is a SKIP, an unknown one a FAIL, #expect
 #   check.sh      runner() on runners that lie, our_warnings(), step()
-# --vm KVER adds one real boot (tests/vm/selftests/fail.sh splat, ~15 s):
-# the guest side of what vm-run judges, which samples cannot vouch for.
+# --vm KVER adds two real boots (tests/vm/selftests/fail.sh splat, ~15 s; a
+# shared boot of four cases, ~30 s): the guest side of what vm-run judges,
+# which samples cannot vouch for.
 # Appends "harness\t<case>\tPASS|FAIL\t<why>" to $SROCE_RESULTS (default:
 # print only), after an #expect line with the number of cases.
 set -uo pipefail
@@ -29,6 +31,7 @@ CASES=(report_sample report_no_file report_empty_file report_all_pass
 	kunit_parse_sample
 	judge_pass judge_fail judge_splat judge_boot_splat judge_skip judge_hang
 	judge_guest_timeout judge_died judge_foreign_nonce judge_two_hosts
+	judge_group judge_group_boot_splat judge_group_died judge_group_unclean
 	run_suite_full_only runner_lies runner_silent runner_absent runner_fail
 	runner_ok warnings_ours warnings_not_ours step_warning_fails)
 
@@ -93,28 +96,38 @@ t_kunit_parse_sample() {
 
 # ---- vm-run's verdict ----
 
+# script_block MARKER RC OUTPUT AFTER BEFORE [CLEAN]: a script's run as
+# guest-init.sh prints it, from the kernel's start MARKER to the exit
+# marker; its kernel-log section has BEFORE, MARKER, AFTER; CLEAN: a shared
+# boot's cleanup verdict. RC "" = the guest never got to print its status
+# (hang, panic): no kernel-log section, no marker.
+script_block() {
+	local marker=$1 rc=$2 out=$3 after=$4 before=$5 clean=${6:-}
+
+	echo "[    6.043518] $marker"
+	[ -n "$out" ] && echo "$out"
+	[ -n "$rc" ] || return 0
+	echo "vm: [6.43] script exited with $rc"
+	[ -n "$clean" ] && echo "vm: [6.90] cleanup: $clean"
+	echo "SROCE-DMESG-BEGIN-$NONCE"
+	[ -n "$before" ] && echo "$before"
+	echo "[    6.043518] $marker"
+	[ -n "$after" ] && echo "$after"
+	echo "SROCE-DMESG-END-$NONCE"
+	[ -n "$clean" ] && echo "SROCE-CLEAN-$NONCE: $clean"
+	echo "SROCE-EXIT-$NONCE: $rc"
+}
+
 # console RC SCRIPT_OUTPUT [DMESG_AFTER [DMESG_BEFORE]]: a serial console as
-# guest-init.sh prints it (CRLF, like QEMU's). RC "" = the guest never got
-# to print its status (hang, panic): no kernel-log section, no marker.
+# guest-init.sh prints it for one script (CRLF, like QEMU's).
 console() {
-	local rc=$1 out=$2 after=${3:-} before=${4:-}
+	local rc=$1 out=$2 after=${3:-} before=${4:-} linux="[    0.000000] Linux version 6.1.0-selftest"
 	{
-		echo "[    0.000000] Linux version 6.1.0-selftest"
+		echo "$linux"
 		[ -n "$before" ] && echo "$before"
 		echo "vm: [5.36] modules ready"
 		echo "vm: [6.05] running selftest.sh on 6.1.0-selftest, host 0 (198.18.0.1)"
-		echo "[    6.043518] sroce-vm: test starts"
-		[ -n "$out" ] && echo "$out"
-		if [ -n "$rc" ]; then
-			echo "vm: [6.43] script exited with $rc"
-			echo "SROCE-DMESG-BEGIN-$NONCE"
-			echo "[    0.000000] Linux version 6.1.0-selftest"
-			[ -n "$before" ] && echo "$before"
-			echo "[    6.043518] sroce-vm: test starts"
-			[ -n "$after" ] && echo "$after"
-			echo "SROCE-DMESG-END-$NONCE"
-			echo "SROCE-EXIT-$NONCE: $rc"
-		fi
+		script_block "sroce-vm: test starts" "$rc" "$out" "$after" "$linux${before:+$'\n'$before}"
 	} | sed 's/$/\r/'
 }
 
@@ -194,6 +207,99 @@ t_judge_two_hosts() {
 	judge 1 ': FAIL \(host1: exit 1: peer gone\)' -- "$WORK/h0.log" "$WORK/h1.log"
 }
 
+# ---- vm-run --group's verdicts: several cases, one console ----
+
+# case_block NAME RC OUTPUT [DMESG [CLEAN [BOOT]]]: one case of a shared
+# boot (CLEAN default "ok"; BOOT: kernel lines before the case's marker in
+# its kernel-log section, as the first case's dmesg -c has the boot's).
+case_block() {
+	{
+		echo "SROCE-CASE-$NONCE: $1"
+		echo "vm: [6.05] running case $1 (/t/$1.sh) on 6.1.0-selftest"
+		script_block "sroce-vm: test starts: $1" "$2" "$3" "${4:-}" "${6:-}" "${5:-ok}"
+	} | sed 's/$/\r/'
+}
+
+# The boot before the first case; $1: a kernel line among the boot's.
+group_boot() {
+	{
+		echo "[    0.000000] Linux version 6.1.0-selftest"
+		[ -n "${1:-}" ] && echo "$1"
+		echo "vm: [5.36] modules ready"
+	} | sed 's/$/\r/'
+}
+
+# judge_group RC EXPECTED [OPTION...] -- CASE...: vm-run --judge --group on
+# $WORK/g.log must exit RC and write EXPECTED (name, verdict, detail: the
+# seconds column is left out) for CASE...
+judge_group() {
+	local want=$1 expected=$2 opts=() rc
+
+	shift 2
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	"$TOP/tests/vm/vm-run" --judge "${opts[@]}" --group "$WORK/g.out" "$NONCE" "$WORK/g.log" "$@" \
+		> "$WORK/judge.out" 2>&1
+	rc=$?
+	[ "$rc" = "$want" ] || { echo "exit $rc, want $want: $(tail -n 1 "$WORK/judge.out")"; return 1; }
+	[ "$(cut -f1,2,4 "$WORK/g.out")" = "$expected" ] ||
+		{ echo "wrote: $(cat "$WORK/g.out")"; return 1; }
+}
+
+# A pass, a failure, a splat (in its own slice only: the skip after it is
+# still a skip), a skip, a hang killed at the deadline, then a case the
+# guest never reached.
+t_judge_group() {
+	{
+		group_boot
+		case_block a 0 "[a] ok" "[    6.2] eth0: link up"
+		case_block b 1 "[b] FAIL: asked to"
+		case_block c 0 "" "$SPLAT_LINE"
+		case_block d 77 "[d] SKIP: asked to"
+		case_block e "" "[e] sleeping"
+	} > "$WORK/g.log"
+	judge_group 1 "$(printf '%s\n' $'a\tPASS\t' $'b\tFAIL\texit 1: asked to' \
+		$'c\tFAIL\tkernel splat: WARNING: CPU: 0 PID: 1 at fake/selftest.c:1 selftest' \
+		$'d\tSKIP\tasked to' $'e\tFAIL\ttimeout: killed after 60s' \
+		$'f\tFAIL\tnot run: the guest was killed at the deadline during e')" \
+		--timeout 60 --timed-out -- a b c d e f
+}
+
+# A splat at boot belongs to the first case (it saw the boot), not the next.
+t_judge_group_boot_splat() {
+	{
+		group_boot "$SPLAT_LINE"
+		case_block a 0 "" "" ok "$SPLAT_LINE"
+		case_block b 0 ""
+	} > "$WORK/g.log"
+	judge_group 1 "$(printf '%s\n' \
+		$'a\tFAIL\tkernel splat: WARNING: CPU: 0 PID: 1 at fake/selftest.c:1 selftest (at boot, before the test)' \
+		$'b\tPASS\t')" -- a b
+}
+
+# The guest died in the middle of b: b and what follows FAIL, a stays.
+t_judge_group_died() {
+	{
+		group_boot
+		case_block a 0 ""
+		case_block b "" "[    12.1] Kernel panic - not syncing: Fatal exception"
+	} > "$WORK/g.log"
+	judge_group 1 "$(printf '%s\n' $'a\tPASS\t' \
+		$'b\tFAIL\tguest died without an exit status (panic?)' \
+		$'c\tFAIL\tnot run: the guest died during b')" -- a b c
+}
+
+# a passed but the guest could not be put back: a FAILs, b never ran.
+t_judge_group_unclean() {
+	{
+		group_boot
+		case_block a 0 "" "" "modules: ib_core ;"
+	} > "$WORK/g.log"
+	judge_group 1 "$(printf '%s\n' \
+		$'a\tFAIL\tcleanup: the guest is not as it booted: modules: ib_core ;' \
+		$'b\tFAIL\tnot run: the guest could not be cleaned up after a')" -- a b
+}
+
 # ---- run-suite.sh (no boot: neither test gets that far) ----
 
 t_run_suite_full_only() {
@@ -201,11 +307,12 @@ t_run_suite_full_only() {
 
 	mkdir -p "$WORK/tests"
 	printf '#!/bin/bash\n# full-only\nexit 0\n' > "$WORK/tests/long.sh"
+	printf '#!/bin/bash\n# boot: shared\nexit 0\n' > "$WORK/tests/shared.sh"
 	: > "$out"
 	SROCE_RESULTS=$out "$TOP/tests/vm/run-suite.sh" --kernel selftest \
-		"$WORK/tests/long.sh" no-such-test > /dev/null 2>&1
+		"$WORK/tests/long.sh" "$WORK/tests/shared.sh" no-such-test > /dev/null 2>&1
 	rc=$?
-	want=$(printf '#expect\tvm-selftest\t2\nvm-selftest\tlong\tSKIP\tfull-only (make check-full)\nvm-selftest\tno-such-test\tFAIL\tno such test')
+	want=$(printf '#expect\tvm-selftest\t3\nvm-selftest\tlong\tSKIP\tfull-only (make check-full)\nvm-selftest\tshared\tFAIL\tvm-run --group wrote no verdict (exit 2)\nvm-selftest\tno-such-test\tFAIL\tno such test')
 	[ "$rc" = 1 ] || { echo "exit $rc, want 1"; return 1; }
 	[ "$(cat "$out")" = "$want" ] || { echo "wrote: $(cat "$out")"; return 1; }
 }
@@ -306,7 +413,7 @@ t_step_warning_fails() {
 		"$WORK/check.tsv" || { echo "got: $(cat "$WORK/check.tsv")"; return 1; }
 }
 
-# ---- one real boot ----
+# ---- real boots ----
 
 t_vm_boot_splat() {
 	local last rc
@@ -318,6 +425,28 @@ t_vm_boot_splat() {
 	[ "$rc" = 1 ] || { echo "exit $rc, want 1: $last"; return 1; }
 	grep -q 'FAIL (kernel splat: WARNING: CPU: .* at fake/selftest.c:1 selftest)' <<< "$last" ||
 		{ echo "verdict: $last"; return 1; }
+}
+
+# One shared boot: a splat (its own slice only), a pass, a case the guest
+# cannot be cleaned up after, and one that must not run after it.
+t_vm_boot_group() {
+	local vms=$TOP/tests/vm/selftests rc i got want
+
+	"$TOP/tests/vm/vm-run" --kernel "$VM_KERNEL" --timeout 60 --group "$WORK/vg.out" \
+		"$vms/shared-splat.sh" "$vms/uname.sh" "$vms/shared-dirty.sh" "$vms/fail.sh" \
+		> "$WORK/vgroup.out" 2>&1
+	rc=$?
+	[ "$rc" = 1 ] || { echo "exit $rc, want 1: $(tail -n 1 "$WORK/vgroup.out")"; return 1; }
+	# Name, verdict and the start of the detail (the cleanup's lists the state).
+	mapfile -t got < <(cut -f1,2,4 "$WORK/vg.out")
+	want=($'shared-splat\tFAIL\tkernel splat: WARNING: CPU: 0 PID: 1 at fake/selftest.c:1 selftest$'
+		$'uname\tPASS\t$'
+		$'shared-dirty\tFAIL\tcleanup: the guest is not as it booted: netdevs: lo sdirty0;'
+		$'fail\tFAIL\tnot run: the guest could not be cleaned up after shared-dirty$')
+	[ "${#got[@]}" = "${#want[@]}" ] || { echo "wrote: $(cat "$WORK/vg.out")"; return 1; }
+	for i in "${!want[@]}"; do
+		[[ ${got[i]} =~ ^${want[i]} ]] || { echo "line $((i + 1)): '${got[i]}'"; return 1; }
+	done
 }
 
 run_case() {
@@ -334,7 +463,7 @@ main() {
 	local c
 
 	case "${1:-}" in
-	--vm) VM_KERNEL=${2:?--vm KVER}; CASES+=(vm_boot_splat) ;;
+	--vm) VM_KERNEL=${2:?--vm KVER}; CASES+=(vm_boot_splat vm_boot_group) ;;
 	'') ;;
 	*) echo "usage: selftest.sh [--vm KVER]" >&2; exit 2 ;;
 	esac

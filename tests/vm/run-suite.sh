@@ -3,8 +3,9 @@
 #
 # run-suite.sh --kernel KVER|debug [--full] [TEST...]
 #
-# Run every tests/vm/tests/*.sh (or the named ones) in its own VM and append
-# one result line per script to $SROCE_RESULTS (default build/results.tsv):
+# Run every tests/vm/tests/*.sh (or the named ones) in its own VM, or with
+# the others marked "# boot: shared" in one, and append one result line per
+# script to $SROCE_RESULTS (default build/results.tsv):
 #     vm-<KVER>\t<test>\t<PASS|FAIL|SKIP>\t<detail>
 # It first appends "#expect\tvm-<KVER>\t<number of tests>" (report.sh fails
 # the suite if fewer lines follow: a run that died part-way) and a
@@ -15,6 +16,11 @@
 #     # cpus: 2         vCPUs per guest (default 1)
 #     # timeout: SEC    instead of 300
 #     # full-only       only with --full (make check-full); else a SKIP line
+#     # boot: shared    one-host test that leaves nothing behind once the
+#                       guest has cleaned up: runs with the other shared
+#                       ones of the same cpus: value in one boot (vm-run
+#                       --group), each still its own verdict and line.
+#                       SROCE_VM_SHARED=0 boots each on its own.
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -62,12 +68,17 @@ test_path() {
 	return 1
 }
 
+# A full-only test outside --full.
+is_skipped() {
+	head -n 20 "$1" | grep -q '^# full-only' && [ "$FULL" = 0 ]
+}
+
 run_one() {
 	local path=$1 name hosts cpus timeout detail_file rc verdict detail start=$SECONDS
 
 	name=$(basename "$path" .sh)
 	# Not run is still reported: the summary lists it with the reason.
-	if head -n 20 "$path" | grep -q '^# full-only' && [ "$FULL" = 0 ]; then
+	if is_skipped "$path"; then
 		echo "run-suite: $name: full-only, not run"
 		record "$name" SKIP "full-only (make check-full)"
 		return
@@ -89,19 +100,70 @@ run_one() {
 	printf '#time\tvm-%s\t%s\t%d\n' "$KERNEL" "$name" $((SECONDS - start)) >> "$RESULTS"
 }
 
-main() {
-	local t path
+# Is $1 a test for a shared boot (and sharing not turned off)?
+shared() {
+	[ "${SROCE_VM_SHARED:-1}" != 0 ] && [ "$(header "$1" boot)" = shared ] &&
+		[ "$(header "$1" hosts)" != 2 ]
+}
 
-	parse_args "$@"
-	mkdir -p "$(dirname "$RESULTS")"
-	printf '#expect\tvm-%s\t%d\n' "$KERNEL" "${#TESTS[@]}" >> "$RESULTS"
+# run_group CPUS PATH...: the shared tests with that many vCPUs, one boot.
+# Each line of vm-run's OUT is one test's verdict; a test it wrote nothing
+# for (vm-run itself failed) is a FAIL, never a missing line.
+run_group() {
+	local cpus=$1 out rc path name verdict secs detail
+
+	shift
+	out=$(mktemp)
+	echo "run-suite: $# tests in one boot: $(for path in "$@"; do basename "$path" .sh; done | tr '\n' ' ')"
+	"$HERE/vm-run" --kernel "$KERNEL" --cpus "$cpus" --group "$out" "$@"
+	rc=$?
+	for path in "$@"; do
+		name=$(basename "$path" .sh)
+		if IFS=$'\t' read -r _ verdict secs detail < <(grep -P "^\Q$name\E\t" "$out" | head -n 1); then
+			record "$name" "$verdict" "$detail"
+			printf '#time\tvm-%s\t%s\t%d\n' "$KERNEL" "$name" "$secs" >> "$RESULTS"
+		else
+			record "$name" FAIL "vm-run --group wrote no verdict (exit $rc)"
+		fi
+	done
+	rm -f "$out"
+}
+
+# Run the TESTS: the shared ones in one boot per cpus: value, at the place
+# of the first of them; the others each in its own.
+run_tests() {
+	local t path cpus i
+	local -A group=() started=()
+
+	for t in "${TESTS[@]}"; do
+		path=$(test_path "$t") || continue
+		is_skipped "$path" && continue
+		shared "$path" || continue
+		cpus=$(header "$path" cpus)
+		group[${cpus:-1}]+="$path"$'\n'
+	done
 	for t in "${TESTS[@]}"; do
 		if ! path=$(test_path "$t"); then
 			record "$(basename "$t" .sh)" FAIL "no such test"
 			continue
 		fi
-		run_one "$path"
+		if is_skipped "$path" || ! shared "$path"; then
+			run_one "$path"
+			continue
+		fi
+		cpus=$(header "$path" cpus); cpus=${cpus:-1}
+		[ -n "${started[$cpus]:-}" ] && continue
+		started[$cpus]=1
+		mapfile -t i < <(printf '%s' "${group[$cpus]}")
+		run_group "$cpus" "${i[@]}"
 	done
+}
+
+main() {
+	parse_args "$@"
+	mkdir -p "$(dirname "$RESULTS")"
+	printf '#expect\tvm-%s\t%d\n' "$KERNEL" "${#TESTS[@]}" >> "$RESULTS"
+	run_tests
 	return "$FAILED"
 }
 

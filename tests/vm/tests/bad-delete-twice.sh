@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 #
 # Bad input: deleting a device a second time fails cleanly.
 . "$SROCE_TOP/tests/vm/lib.sh"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 #
 # Bad input: a device name already in use (on another netdev) is rejected.
 # sdummy0, not dummy0: a built-in dummy driver creates dummy0 at boot.

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 #
 # Bad input: an ipip tunnel (no Ethernet header) is rejected.
 . "$SROCE_TOP/tests/vm/lib.sh"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 #
 # Bad input: device names must start with "sroce".
 . "$SROCE_TOP/tests/vm/lib.sh"

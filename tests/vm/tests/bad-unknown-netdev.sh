@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 #
 # Bad input: a netdev that does not exist is rejected.
 . "$SROCE_TOP/tests/vm/lib.sh"

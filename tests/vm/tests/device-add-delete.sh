@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 #
 # rdma link add creates sroce0 bound to eth0 (sysfs, rdma link show);
 # rdma link delete removes it.

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 #
 # `rdma link add ... type sroce` loads sroce by itself (ib_core requests the
 # module alias rdma-link-sroce) and creates the device.

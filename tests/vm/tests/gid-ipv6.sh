@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 #
 # An IPv6 address added to eth0 shows up as a RoCE v2 GID. fd00:198:18::/64
 # is a private range; no packet leaves the VM anyway.

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 #
 # eth0 down/up raises IBV_EVENT_PORT_ERR then IBV_EVENT_PORT_ACTIVE, as seen
 # by ibv_asyncwatch through the provider.

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 #
 # The port follows eth0's carrier: down -> PORT_DOWN, up -> PORT_ACTIVE.
 . "$SROCE_TOP/tests/vm/lib.sh"

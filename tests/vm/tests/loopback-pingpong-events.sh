@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 #
 # ibv_rc_pingpong on one device, sleeping on CQ events (-e), with -c:
 # 1 B, 64 B, 4 KiB, 64 KiB and 1 MiB messages.

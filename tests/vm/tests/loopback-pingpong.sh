@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 #
 # ibv_rc_pingpong on one device, polling, with -c (data checked):
 # 1 B, 64 B, 4 KiB, 64 KiB and 1 MiB messages (path MTU 1024) between IPv4-mapped

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 #
 # Loopback short-cut: RC traffic between two QPs of one device skips the IP
 # stack (lo sees only perftest's TCP exchange) and stays correct; with the

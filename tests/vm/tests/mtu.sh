@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 #
 # active_mtu follows eth0's MTU: the largest IB MTU (256..4096) that fits in
 # MTU - 84 bytes of RoCEv2 headers, at least 256. Boundaries included.

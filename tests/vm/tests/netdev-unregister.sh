@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 #
 # Deleting the netdev under an sroce device removes the device.
 . "$SROCE_TOP/tests/vm/lib.sh"

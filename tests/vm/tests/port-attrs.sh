@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 #
 # ibv_devinfo -v: port 1 of sroce0 on a 1500-byte eth0 is an active Ethernet
 # port with max_mtu 4096 and active_mtu 1024.

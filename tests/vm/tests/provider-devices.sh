@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 #
 # Through the sroce provider (RDMAV_DRIVERS), ibv_devices lists sroce0.
 . "$SROCE_TOP/tests/vm/lib.sh"

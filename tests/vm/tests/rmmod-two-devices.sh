@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 #
 # rmmod sroce with two devices present removes both and unloads cleanly.
 # sdummy0, not dummy0: a built-in dummy driver creates dummy0 at boot.
