@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 # timeout: 600
 #
 # perftest ib_send_bw on one device (server and client in this guest, TCP over

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 # timeout: 900
 #
 # sroce_verbs_test --loopback: every integrity, error-path and scale case,
