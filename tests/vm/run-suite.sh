@@ -100,10 +100,11 @@ run_one() {
 	printf '#time\tvm-%s\t%s\t%d\n' "$KERNEL" "$name" $((SECONDS - start)) >> "$RESULTS"
 }
 
-# Is $1 a test for a shared boot (and sharing not turned off)?
+# Is $1 a test for a shared boot (and sharing not turned off)? A test with
+# its own kernel parameters (# cmdline:) always boots alone.
 shared() {
 	[ "${SROCE_VM_SHARED:-1}" != 0 ] && [ "$(header "$1" boot)" = shared ] &&
-		[ "$(header "$1" hosts)" != 2 ]
+		[ "$(header "$1" hosts)" != 2 ] && [ -z "$(header "$1" cmdline)" ]
 }
 
 # run_group CPUS PATH...: the shared tests with that many vCPUs, one boot.
