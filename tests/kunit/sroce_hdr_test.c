@@ -210,6 +210,43 @@ static void sroce_hdr_malformed_packets_rejected(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_hdrs_parse(buf, len + 4, &h), -EBADMSG);
 }
 
+/*
+ * AETH type 10b and bit 7 are reserved (IBA table 43): such an ACK or
+ * response is not a NAK to act on but a packet to drop. Every type that
+ * means something still parses.
+ */
+static void sroce_hdr_reserved_aeth_syndromes_rejected(struct kunit *test)
+{
+	static const u8 reserved[] = { 0x40, 0x41, 0x5f, 0x80, 0x9f, 0xe0 };
+	static const u8 valid[] = { 0x00, 0x1f, 0x20, 0x3f, 0x60, 0x61, 0x7f };
+	static const u8 opcodes[] = { SROCE_OP_ACKNOWLEDGE,
+				      SROCE_OP_ATOMIC_ACKNOWLEDGE,
+				      SROCE_OP_READ_RESPONSE_ONLY };
+	u8 *buf = kunit_kzalloc(test, MAX_PKT, GFP_KERNEL);
+	struct sroce_hdrs h;
+	int i, o, len;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (o = 0; o < ARRAY_SIZE(opcodes); o++) {
+		for (i = 0; i < ARRAY_SIZE(reserved); i++) {
+			fill_hdrs(&h, opcodes[o], 0);
+			h.aeth.syndrome = reserved[i];
+			len = build_packet(test, buf, &h);
+			KUNIT_EXPECT_EQ_MSG(test, sroce_hdrs_parse(buf, len, &h),
+					    -EBADMSG, "opcode %#x syndrome %#x",
+					    opcodes[o], reserved[i]);
+		}
+		for (i = 0; i < ARRAY_SIZE(valid); i++) {
+			fill_hdrs(&h, opcodes[o], 0);
+			h.aeth.syndrome = valid[i];
+			len = build_packet(test, buf, &h);
+			KUNIT_EXPECT_EQ_MSG(test, sroce_hdrs_parse(buf, len, &h),
+					    0, "opcode %#x syndrome %#x",
+					    opcodes[o], valid[i]);
+		}
+	}
+}
+
 static void sroce_hdr_pad_brings_payload_to_four_bytes(struct kunit *test)
 {
 	u32 len;
@@ -340,6 +377,7 @@ static struct kunit_case sroce_hdr_cases[] = {
 	KUNIT_CASE(sroce_hdr_unknown_opcodes_have_no_row),
 	KUNIT_CASE(sroce_hdr_truncated_packets_rejected),
 	KUNIT_CASE(sroce_hdr_malformed_packets_rejected),
+	KUNIT_CASE(sroce_hdr_reserved_aeth_syndromes_rejected),
 	KUNIT_CASE(sroce_hdr_pad_brings_payload_to_four_bytes),
 	KUNIT_CASE(sroce_hdr_build_refuses_unknown_opcode_and_short_buffer),
 	KUNIT_CASE(sroce_hdr_parses_rxe_capture_like_tshark),

@@ -120,6 +120,13 @@ static void aeth_build(u8 *p, const struct sroce_hdrs *h)
 	put_be24(p + 1, h->aeth.msn);
 }
 
+/* A reserved type or bit 7 names no ACK or NAK: nothing to act on. */
+static bool sroce_aeth_reserved(u8 syndrome)
+{
+	return (syndrome & SROCE_AETH_RESERVED_BIT) ||
+	       (syndrome & SROCE_AETH_TYPE_MASK) == SROCE_AETH_RESERVED;
+}
+
 static void aeth_parse(const u8 *p, struct sroce_hdrs *h)
 {
 	h->aeth.syndrome = p[0];
@@ -228,7 +235,8 @@ static int sroce_payload_check(struct sroce_hdrs *h, unsigned int len)
  * Return: 0; -EPROTONOSUPPORT for an unknown transport version; -EOPNOTSUPP
  * for an opcode sroce does not speak (@h->bth is valid, @h->op is NULL: an
  * RC responder answers it with a NAK); -EBADMSG for a packet shorter than
- * its headers or with inconsistent payload and padding.
+ * its headers, with inconsistent payload and padding, or with a reserved
+ * AETH syndrome.
  */
 int sroce_hdrs_parse(const void *buf, unsigned int len, struct sroce_hdrs *h)
 {
@@ -253,5 +261,8 @@ int sroce_hdrs_parse(const void *buf, unsigned int len, struct sroce_hdrs *h)
 		sroce_ext_codec[i].parse(p, h);
 		p += sroce_ext_hdr_offset(BIT(i), SROCE_EXT_COUNT);
 	}
+	if ((h->op->flags & SROCE_OPF_AETH) &&
+	    sroce_aeth_reserved(h->aeth.syndrome))
+		return -EBADMSG;
 	return sroce_payload_check(h, len);
 }

@@ -44,6 +44,23 @@ struct sroce_atmeth {
 	u64 compare;
 };
 
+/*
+ * AETH syndromes (IBA 9.7.5.1.5, table 43): bit 7 reserved, type in bits
+ * 6..5 (00 ACK, 01 RNR NAK, 10 reserved, 11 NAK), value in bits 4..0.
+ */
+#define SROCE_AETH_ACK			0x00
+#define SROCE_AETH_RNR_NAK		0x20
+#define SROCE_AETH_RESERVED		0x40
+#define SROCE_AETH_NAK			0x60
+#define SROCE_AETH_TYPE_MASK		0x60
+#define SROCE_AETH_RESERVED_BIT		0x80
+#define SROCE_AETH_VALUE_MASK		0x1f
+#define SROCE_AETH_CREDITS_INVALID	0x1f
+#define SROCE_NAK_PSN_SEQ_ERROR		0x00
+#define SROCE_NAK_INVALID_REQUEST	0x01
+#define SROCE_NAK_REMOTE_ACCESS		0x02
+#define SROCE_NAK_REMOTE_OP_ERROR	0x03
+
 struct sroce_aeth {
 	u8 syndrome;
 	u32 msn;		/* 24 bits */

@@ -21,18 +21,6 @@
 struct sroce_qp;
 struct sroce_swqe;
 
-/* AETH syndromes (IBA 9.7.5.1.5): type in bits 7..5, value in 4..0. */
-#define SROCE_AETH_ACK			0x00
-#define SROCE_AETH_RNR_NAK		0x20
-#define SROCE_AETH_NAK			0x60
-#define SROCE_AETH_TYPE_MASK		0x60
-#define SROCE_AETH_VALUE_MASK		0x1f
-#define SROCE_AETH_CREDITS_INVALID	0x1f
-#define SROCE_NAK_PSN_SEQ_ERROR		0x00
-#define SROCE_NAK_INVALID_REQUEST	0x01
-#define SROCE_NAK_REMOTE_ACCESS		0x02
-#define SROCE_NAK_REMOTE_OP_ERROR	0x03
-
 /* sroce_req.c */
 bool sroce_req_run(struct sroce_qp *qp);
 void sroce_req_rewind_locked(struct sroce_qp *qp, u32 psn);
