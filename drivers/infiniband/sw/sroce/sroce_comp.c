@@ -370,8 +370,8 @@ static void sroce_comp_read_response(struct sroce_qp *qp,
 		sroce_comp_retry_now(qp);
 		return;
 	}
-	if (h->payload_len > swqe->length - swqe->sent ||
-	    (!(h->op->flags & SROCE_OPF_LAST) && h->payload_len != qp->mtu)) {
+	if (!sroce_read_resp_len_ok(h->op->flags, h->payload_len, qp->mtu,
+				    swqe->length - swqe->sent)) {
 		sroce_swqe_fail(swqe, IB_WC_BAD_RESP_ERR);
 		return;
 	}

@@ -27,6 +27,25 @@ void sroce_req_rewind_locked(struct sroce_qp *qp, u32 psn);
 void sroce_req_resume_at_comp_locked(struct sroce_qp *qp);
 void sroce_sq_flush_locked(struct sroce_qp *qp);
 
+/**
+ * sroce_read_resp_len_ok - may a READ response carry the READ's next part?
+ * @flags: the response's opcode flags
+ * @len: its payload length
+ * @mtu: the path MTU in bytes
+ * @left: bytes of the READ not yet received
+ *
+ * Every response but the last carries exactly one path MTU and none more,
+ * the packet-length rule requests follow too (IBA 9.7.4.1.4): a longer
+ * LAST or ONLY is a bad response, not extra data to place.
+ */
+static inline bool sroce_read_resp_len_ok(u32 flags, u32 len, u32 mtu,
+					  u32 left)
+{
+	if (len > left || len > mtu)
+		return false;
+	return (flags & SROCE_OPF_LAST) || len == mtu;
+}
+
 /* sroce_comp.c */
 bool sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 		    const u8 *payload);
