@@ -65,6 +65,25 @@ static void sroce_psn_resume_elsewhere_starts_over(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_psn_resume_index(0xfffffe, 4, 4096, 1024, 2), 0U);
 }
 
+/*
+ * A READ's responses take one PSN each; 2^23 of them (2 GiB at path MTU
+ * 256) put its end exactly half the PSN space away, where "after" turns
+ * into "before": the requester then never counted the READ as sent.
+ */
+static void sroce_psn_span_stops_short_of_half_the_space(struct kunit *test)
+{
+	u32 first = 0xfffff0, half = 1U << 23;
+
+	KUNIT_EXPECT_TRUE(test, sroce_psn_span_fits(1));
+	KUNIT_EXPECT_TRUE(test, sroce_psn_span_fits(half - 1));
+	KUNIT_EXPECT_TRUE(test, sroce_psn_after(sroce_psn_add(first, half - 1), first));
+	KUNIT_EXPECT_FALSE(test, sroce_psn_span_fits(half));
+	KUNIT_EXPECT_FALSE(test, sroce_psn_after(sroce_psn_add(first, half), first));
+	KUNIT_EXPECT_FALSE(test, sroce_psn_span_fits(DIV_ROUND_UP(1ULL << 31, 256)));
+	KUNIT_EXPECT_TRUE(test, sroce_psn_span_fits(DIV_ROUND_UP(1ULL << 31, 512)));
+	KUNIT_EXPECT_FALSE(test, sroce_psn_span_fits(1ULL << 32));
+}
+
 static struct kunit_case sroce_psn_cases[] = {
 	KUNIT_CASE(sroce_psn_add_wraps_at_24_bits),
 	KUNIT_CASE(sroce_psn_diff_is_signed_distance),
@@ -72,6 +91,7 @@ static struct kunit_case sroce_psn_cases[] = {
 	KUNIT_CASE(sroce_psn_window_membership),
 	KUNIT_CASE(sroce_psn_resume_inside_what_was_sent),
 	KUNIT_CASE(sroce_psn_resume_elsewhere_starts_over),
+	KUNIT_CASE(sroce_psn_span_stops_short_of_half_the_space),
 	{}
 };
 

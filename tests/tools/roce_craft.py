@@ -9,7 +9,8 @@ Two roles, on two hosts of one link:
       on the host under test: runs the target (tests/verbs/rc_target.c:
       one RC QP in RTS whose peer is the crafter) and answers the
       crafter's questions over TCP, one line each way:
-        new PSN    start a fresh target expecting PSN -> its "qpn=.." line
+        new PSN [MTU]  start a fresh target expecting PSN (path MTU, default
+                   1024) -> its "qpn=.." line
         counters   JSON of /sys/class/infiniband/DEV/ports/1/hw_counters
         state      the QP state (enum ibv_qp_state)
         dereg      ibv_dereg_mr of the target's MR -> its return value, or
@@ -72,10 +73,11 @@ class Agent:
         for line in proc.stdout:
             self.lines.put(line.strip())
 
-    def new(self, psn):
+    def new(self, psn, mtu=MTU):
         self.stop()
         self.lines = queue.Queue()
-        self.proc = subprocess.Popen([a.replace("{psn}", str(psn)) for a in self.cmd],
+        cmd = [a.replace("{psn}", str(psn)).replace("{mtu}", str(mtu)) for a in self.cmd]
+        self.proc = subprocess.Popen(cmd,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         threading.Thread(target=self._reader, args=(self.proc,), daemon=True).start()
         return self.lines.get(timeout=30)
@@ -141,7 +143,7 @@ def run_agent(args):
         word, _, arg = line.strip().partition(" ")
         if word == "bye":
             break
-        reply = {"new": lambda: agent.new(int(arg)), "counters": agent.counters,
+        reply = {"new": lambda: agent.new(*map(int, arg.split())), "counters": agent.counters,
                  "state": agent.state, "wcs": agent.wcs,
                  "dereg": agent.dereg}[word]()
         f.write(reply + "\n")
@@ -232,8 +234,8 @@ def padded(data, pad=None):
 class Ctx:
     """What a row needs to know about the target."""
 
-    def __init__(self, crafter, info):
-        self.c = crafter
+    def __init__(self, crafter, info, mtu=MTU):
+        self.c, self.mtu = crafter, mtu
         kv = dict(x.split("=") for x in info.split())
         self.qpn, self.rkey = int(kv["qpn"]), int(kv["rkey"])
         self.addr, self.len = int(kv["addr"]), int(kv["len"])
@@ -293,8 +295,9 @@ def read_then_duplicate(dup_reth):
 # RESPONSE ONLY of PSN ePSN+n; ("reread", n): the same as the only reply; ("nak", syndrome[, n]): that NAK for PSN
 # ePSN+n, n = 0 unless given), the
 # counters that must move by exactly one, whether the QP must still work, and
-# how many PSNs the row uses up.
-Case = collections.namedtuple("Case", "name spec packets reply counters survives psns")
+# how many PSNs the row uses up; optionally the target's path MTU.
+Case = collections.namedtuple("Case", "name spec packets reply counters survives psns mtu",
+                              defaults=(MTU,))
 DROP = None
 CASES = [Case(*row) for row in [
     ("valid SEND ONLY", "9.7.4.1.2",
@@ -366,6 +369,11 @@ CASES = [Case(*row) for row in [
     ("READ of 4 GiB - 1 (past max_msg_sz)", "9.7.4.1.4, 9.9.3.1.3",
      lambda x: [x.pkt(READ_REQUEST, ext=reth(x.addr, x.rkey, 0xFFFFFFFF))],
      ("nak", NAK_INVALID), ["sent_nak_inv_req"], False, 0),
+    # 2^23 responses end half the PSN space away, where later reads as
+    # earlier: checked before the R_Key (the MR is far smaller).
+    ("READ of 2 GiB at path MTU 256 (2^23 response PSNs)", "9.7.1, 9.9.3.1.3",
+     lambda x: [x.pkt(READ_REQUEST, ext=reth(x.addr, x.rkey, 1 << 31))],
+     ("nak", NAK_INVALID), ["sent_nak_inv_req"], False, 0, 256),
     ("unknown R_Key", "9.7.4.1.4, 9.9.3.1.3",
      lambda x: [x.pkt(WRITE_ONLY, payload_of(32), reth(x.addr, x.rkey ^ 0x5A5A00, 32))],
      ("nak", NAK_ACCESS), ["sent_nak_access"], False, 0),
@@ -483,8 +491,8 @@ def run_crafter(args):
     c = Crafter(args)
     x, failed = None, 0
     for n, row in enumerate(CASES, 1):
-        if x is None:
-            x = Ctx(c, c.ask(f"new {FIRST_PSN}"))
+        if x is None or x.mtu != row.mtu:
+            x = Ctx(c, c.ask(f"new {FIRST_PSN} {row.mtu}"), row.mtu)
         try:
             err = run_row(x, row)
         except (AssertionError, ValueError, KeyError, IndexError, TimeoutError) as e:

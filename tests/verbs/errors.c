@@ -168,6 +168,101 @@ static const enum access_kind bad_rkey = BAD_RKEY, out_of_bounds = OUT_OF_BOUNDS
 			      no_remote_write = NO_REMOTE_WRITE, no_remote_read = NO_REMOTE_READ,
 			      other_pd = OTHER_PD;
 
+/* --- requester limits -------------------------------------------------------- */
+
+/* A QP with options @o towards the peer; @b, the local buffer, guarded. */
+static int refused_wr_setup(struct vt *t, struct vt_ep *ep,
+			    const struct vt_qp_opts *o, struct vt_buf *b)
+{
+	if (!b || vt_ep_create(t, ep, o) || vt_ep_link(t, ep, NULL))
+		return -1;
+	memset(b->p, GUARD, MSG_LEN);
+	return 0;
+}
+
+/*
+ * A WR the requester must refuse without sending anything: it completes
+ * with @want, the QP goes to ERR, and the local buffer stays as it was.
+ */
+static int refused_wr(struct vt *t, struct vt_ep *ep, struct vt_buf *b,
+		      struct ibv_send_wr *wr, enum ibv_wc_status want)
+{
+	if (vt_post_send(t, ep, wr) ||
+	    vt_expect_wc(t, ep->scq, 1, want, NULL, "refused WR") ||
+	    vt_expect_state(t, ep->qp, IBV_QPS_ERR, STATE_MS, "requester") ||
+	    vt_check_byte(t, b->p, MSG_LEN, GUARD, "local buffer of the refused WR"))
+		return -1;
+	return vt_sync(t);
+}
+
+/*
+ * Initiator depth 0: no READ or ATOMIC may be outstanding, so none starts
+ * (it used to go out as if the depth were 1).
+ */
+static int ord_zero_client(struct vt *t)
+{
+	enum ibv_wr_opcode op = *(const enum ibv_wr_opcode *)t->arg;
+	struct vt_buf *b = vt_buf(t, MSG_LEN, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_send_wr wr;
+	struct vt_qp_opts o;
+	struct ibv_sge sg;
+	struct vt_ep ep;
+
+	vt_qp_opts_init(t, &o);
+	o.max_rd_atomic = 0;
+	if (refused_wr_setup(t, &ep, &o, b))
+		return -1;
+	sg = vt_sge(b, 0, op == IBV_WR_RDMA_READ ? MSG_LEN : sizeof(uint64_t));
+	wr = vt_wr(op, 1, &sg, 1, IBV_SEND_SIGNALED);
+	vt_wr_remote(&wr, &ep, 0);
+	if (op != IBV_WR_RDMA_READ)
+		wr.wr.atomic.compare_add = 1;
+	return refused_wr(t, &ep, b, &wr, IBV_WC_LOC_QP_OP_ERR);
+}
+
+/*
+ * A READ of 2 GiB at path MTU 256 has 2^23 responses, half the PSN space:
+ * its end would compare as before its start. It used to go out, and the
+ * requester never counted it as sent (no timer, no completion).
+ */
+static int read_psn_span_client(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, MSG_LEN, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_send_wr wr;
+	struct vt_qp_opts o;
+	struct ibv_sge sg;
+	struct vt_ep ep;
+
+	vt_qp_opts_init(t, &o);
+	o.mtu = IBV_MTU_256;
+	if (refused_wr_setup(t, &ep, &o, b))
+		return -1;
+	/* Never placed: the length is refused before anything is sent. */
+	sg = vt_sge(b, 0, MSG_LEN);
+	sg.length = 1U << 31;
+	wr = vt_wr(IBV_WR_RDMA_READ, 1, &sg, 1, IBV_SEND_SIGNALED);
+	vt_wr_remote(&wr, &ep, 0);
+	return refused_wr(t, &ep, b, &wr, IBV_WC_LOC_LEN_ERR);
+}
+
+/* The peer of a refused WR: nothing arrives, it stays in RTS. */
+static int refused_server(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, EXPOSED_LEN, VT_ACCESS_ALL);
+	struct vt_ep ep;
+
+	if (!b || vt_ep_new(t, &ep))
+		return -1;
+	memset(b->p, GUARD, EXPOSED_LEN);
+	if (vt_ep_link(t, &ep, b) || vt_sync(t))
+		return -1;
+	return vt_expect_state(t, ep.qp, IBV_QPS_RTS, STATE_MS, "responder") ||
+	       vt_check_byte(t, b->p, EXPOSED_LEN, GUARD, "memory the refused WR aimed at");
+}
+
+static const enum ibv_wr_opcode ord_zero_read = IBV_WR_RDMA_READ,
+				ord_zero_atomic = IBV_WR_ATOMIC_FETCH_AND_ADD;
+
 /* --- receiver not ready ----------------------------------------------------- */
 
 static int rnr_send(struct vt *t, uint8_t rnr_retry, enum ibv_wc_status want,
@@ -829,6 +924,12 @@ const struct vt_case vt_error_cases[] = {
 	  access_client, access_server, &no_remote_read },
 	{ "err_other_pd", "WRITE to an MR of another PD: REM_ACCESS_ERR",
 	  access_client, access_server, &other_pd },
+	{ "err_ord_zero_read", "READ on a QP with max_rd_atomic 0: LOC_QP_OP_ERR, nothing sent",
+	  ord_zero_client, refused_server, &ord_zero_read },
+	{ "err_ord_zero_atomic", "FETCH_ADD on a QP with max_rd_atomic 0: LOC_QP_OP_ERR, nothing sent",
+	  ord_zero_client, refused_server, &ord_zero_atomic },
+	{ "err_read_psn_span", "2 GiB READ at MTU 256 (2^23 PSNs): LOC_LEN_ERR, nothing sent",
+	  read_psn_span_client, refused_server, NULL },
 	{ "err_rnr_retry_0", "no receive, rnr_retry 0: IBV_WC_RNR_RETRY_EXC_ERR",
 	  rnr_exceeded_client, rnr_exceeded_server, &rnr_0 },
 	{ "err_rnr_retry_2", "no receive, rnr_retry 2: IBV_WC_RNR_RETRY_EXC_ERR",

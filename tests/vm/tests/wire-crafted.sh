@@ -21,7 +21,7 @@ if [ "$SROCE_HOST" = 0 ]; then
 	rdma_setup sroce
 	log "+ roce_craft.py agent on port $AGENT_PORT"
 	python3 "$CRAFT" agent --port "$AGENT_PORT" --dev "$RDMA_DEV" -- \
-		"$TARGET" "$RDMA_DEV" "$GID_INDEX" "$SROCE_PEER_IP" 0xc0de '{psn}' 1024 \
+		"$TARGET" "$RDMA_DEV" "$GID_INDEX" "$SROCE_PEER_IP" 0xc0de '{psn}' '{mtu}' \
 		> /tmp/agent.out 2>&1 &
 	agent=$!
 	wait_for 30 tcp_listening "$AGENT_PORT" || { cat /tmp/agent.out; fail "agent did not listen"; }

@@ -35,6 +35,17 @@ static inline bool sroce_psn_after(u32 a, u32 b)
 	return sroce_psn_diff(a, b) > 0;
 }
 
+/*
+ * May @pkts consecutive PSNs be outstanding at once? Beyond 2^23 - 1 the
+ * last is no longer "after" the first (sroce_psn_after()), so a READ that
+ * long could neither be tracked by its requester nor told from a duplicate
+ * by its responder: 2 GiB at path MTU 256 is exactly 2^23.
+ */
+static inline bool sroce_psn_span_fits(u64 pkts)
+{
+	return pkts < (1U << (SROCE_PSN_BITS - 1));
+}
+
 /* Is @psn one of the @count PSNs starting at @first? */
 static inline bool sroce_psn_in_window(u32 psn, u32 first, u32 count)
 {

@@ -76,6 +76,10 @@ static int sroce_swqe_copy_sges(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	if (total < 0)
 		return total;
 	swqe->length = total;
+	/* Its responses must fit the PSN window (sroce_psn_span_fits()). */
+	if (swqe->opcode == SROCE_WR_RDMA_READ &&
+	    !sroce_psn_span_fits(sroce_swqe_pkts(qp, swqe->length)))
+		return -EMSGSIZE;
 	if (sroce_wr_is_atomic(swqe->opcode) &&
 	    (num_sge != 1 || swqe->length != sizeof(u64) ||
 	     swqe->remote_addr & (sizeof(u64) - 1)))
@@ -117,6 +121,12 @@ static int sroce_swqe_fetch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	return sroce_swqe_copy_sges(qp, swqe, wqe, hdr.num_sge);
 }
 
+/* A message too long for its QP is a length error; anything else invalid. */
+static enum ib_wc_status sroce_swqe_errno_to_status(int err)
+{
+	return err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_QP_OP_ERR;
+}
+
 /*
  * doorbells_elided: WQEs the transmit thread picked up from the ring while
  * polling, so the process needed no syscall for them. WQEs fetched inside
@@ -154,10 +164,12 @@ static void sroce_sq_fetch_locked(struct sroce_qp *qp)
 	while (avail-- > 0) {
 		u32 index = qp->sq.index;
 		struct sroce_swqe *swqe = &qp->swqes[index & (qp->sq.depth - 1)];
+		int err;
 
 		swqe->index = index;
-		if (sroce_swqe_fetch(qp, swqe, sroce_queue_slot(&qp->sq, index)))
-			sroce_swqe_fail(swqe, IB_WC_LOC_QP_OP_ERR);
+		err = sroce_swqe_fetch(qp, swqe, sroce_queue_slot(&qp->sq, index));
+		if (err)
+			sroce_swqe_fail(swqe, sroce_swqe_errno_to_status(err));
 		sroce_queue_consume(&qp->sq, 1);
 	}
 	sroce_sq_count_fetched(qp, qp->sq.index - first);
@@ -477,9 +489,29 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	    qp->rd_outstanding)
 		return false;
 	if (starting && sroce_wr_is_rd_atomic(swqe->opcode) && !swqe->rd_issued &&
-	    qp->rd_outstanding >= max_t(u32, qp->attr.max_rd_atomic, 1))
+	    qp->attr.max_rd_atomic &&
+	    qp->rd_outstanding >= qp->attr.max_rd_atomic)
+		return false;
+	/* Everything outstanding, the READ's responses too, in one window. */
+	if (starting && swqe->opcode == SROCE_WR_RDMA_READ &&
+	    !sroce_psn_span_fits((u64)in_flight +
+				 sroce_swqe_pkts(qp, swqe->length)))
 		return false;
 	return true;
+}
+
+/*
+ * An initiator depth (max_rd_atomic) of 0 allows no READ or ATOMIC to be
+ * outstanding, so none may start. Going out as if the depth were 1 (mlx5
+ * leaves log_sra_max at 0, i.e. one) ignores what the consumer set;
+ * waiting for a slot that never comes (rxe) hangs the send queue. The WQE
+ * completes in error instead, and the QP with it, as any failed WQE.
+ */
+static bool sroce_req_ord_forbids(const struct sroce_qp *qp,
+				  const struct sroce_swqe *swqe)
+{
+	return !swqe->psns_set && sroce_wr_is_rd_atomic(swqe->opcode) &&
+	       !qp->attr.max_rd_atomic;
 }
 
 static void sroce_req_count_rd_atomic(struct sroce_qp *qp,
@@ -517,6 +549,11 @@ static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 		in_flight = sroce_req_in_flight(qp);
 		if (!sroce_req_may_send(qp, swqe, in_flight))
 			break;
+		if (sroce_req_ord_forbids(qp, swqe)) {
+			sroce_swqe_fail(swqe, IB_WC_LOC_QP_OP_ERR);
+			qp->req_index++;
+			continue;
+		}
 		sroce_req_count_rd_atomic(qp, swqe);
 		if (!seg_pkts)
 			seg_pkts = sroce_local_seg_pkts(qp);

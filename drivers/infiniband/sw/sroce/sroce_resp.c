@@ -348,8 +348,12 @@ static enum sroce_resp_result sroce_resp_read_op(struct sroce_qp *qp,
 
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
 		return SROCE_RESP_NAK_ACCESS;
-	/* Past max_msg_sz; also keeps the packet count below from wrapping. */
-	if (h->reth.dma_len > SROCE_MAX_MSG_SIZE)
+	/*
+	 * Past max_msg_sz (which also keeps the packet count from wrapping), or
+	 * more responses than PSNs can tell apart.
+	 */
+	if (h->reth.dma_len > SROCE_MAX_MSG_SIZE ||
+	    !sroce_psn_span_fits(sroce_resp_read_pkts(qp, h->reth.dma_len)))
 		return SROCE_RESP_NAK_INVALID;
 	if (h->reth.dma_len) {
 		mr = sroce_resp_target(qp, h->reth.rkey, h->reth.va,
