@@ -365,6 +365,10 @@ static void sroce_qp_reset_locked(struct sroce_qp *qp)
 	qp->comp_index = qp->req_index = qp->sq.index;
 	qp->rd_outstanding = 0;
 	qp->rnr_wait = false;
+	/* Nothing of the old connection may steer the next one. */
+	qp->comp_retry_pending = false;
+	qp->sqd_notify = false;
+	qp->rwqe_offset = 0;
 }
 
 /*

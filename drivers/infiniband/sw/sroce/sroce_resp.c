@@ -947,10 +947,15 @@ void sroce_rq_flush_locked(struct sroce_qp *qp)
 	}
 }
 
-/* Forget the message in progress and every IRD resource. */
+/*
+ * Forget the message in progress and every IRD resource. The MSN starts
+ * over too: a QP reset and connected again is a new connection, whose
+ * first ACK must not carry the old one's message count.
+ */
 void sroce_resp_reset_locked(struct sroce_qp *qp)
 {
 	sroce_resp_drop_write(qp);
+	qp->resp_msn = 0;
 	qp->resp_last_flags = 0;
 	qp->resp_nak_sent = false;
 	qp->rd_res_head = qp->rd_res_tail;
