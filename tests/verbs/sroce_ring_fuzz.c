@@ -63,6 +63,7 @@ struct fz_shared {
 	char log[FZ_LOG_LEN];		/* what the current round did so far */
 	char fatal[VT_REASON_LEN];	/* why the child gave up */
 	char mmap_rules[VT_REASON_LEN];	/* "" = rules held */
+	char reserved_rules[VT_REASON_LEN];	/* "" = reserved WQE fields refused */
 	char lifetime[VT_REASON_LEN];	/* "" = kept mappings were harmless */
 	unsigned int lifetime_probes;
 	unsigned long cqes, err_cqes, async_events, comp_events, verbs_errors;
@@ -1132,6 +1133,110 @@ static void fz_mmap_rules(struct fz *z)
 	munmap(m, r->size);
 }
 
+/* --- reserved WQE fields: refused with an error completion ----------------- */
+
+#define FZ_WRID_RESERVED	0x5e5e5e5eULL
+
+static void fz_reserved_fail(struct fz *z, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fz_reserved_fail(struct fz *z, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (z->sh->reserved_rules[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(z->sh->reserved_rules, sizeof(z->sh->reserved_rules), fmt, ap);
+	va_end(ap);
+}
+
+/* The next CQE of @cq within the wait, which must be @want for FZ_WRID_RESERVED. */
+static void fz_expect_refused(struct fz *z, struct ibv_cq *cq, const char *what)
+{
+	long long end = vt_now_ms() + z->vo.wait_ms;
+	struct ibv_wc wc;
+	int n;
+
+	while ((n = ibv_poll_cq(cq, 1, &wc)) == 0 && vt_now_ms() < end)
+		usleep(1000);
+	if (n <= 0)
+		fz_reserved_fail(z, "%s with a reserved field set: %s", what,
+				 n ? "ibv_poll_cq failed" : "no completion");
+	else if (wc.wr_id != FZ_WRID_RESERVED || wc.status != IBV_WC_LOC_QP_OP_ERR)
+		fz_reserved_fail(z, "%s with a reserved field set: wr_id %#llx status %s, "
+				 "expected %#llx local QP operation error", what,
+				 (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status),
+				 (unsigned long long)FZ_WRID_RESERVED);
+}
+
+/* Write a WQE into @r's next slot behind the provider's back, and publish it. */
+static uint8_t *fz_reserved_slot(struct fz_ring *r)
+{
+	uint32_t prod = fz_load(&fz_hdr(r)->producer);
+	uint8_t *slot = fz_slot(r, prod);
+
+	memset(slot, 0, r->stride);
+	return slot;
+}
+
+static void fz_reserved_publish(struct fz_ring *r)
+{
+	struct sroce_ring_hdr *h = fz_hdr(r);
+
+	fz_store(&h->producer, fz_load(&h->producer) + 1);
+}
+
+/*
+ * sroce-abi.h: reserved fields must be zero and the kernel rejects them
+ * otherwise. A SEND that is valid but for one reserved word, and a receive
+ * likewise, must each complete with IBV_WC_LOC_QP_OP_ERR (the kernel used
+ * to ignore the words). Runs on the fresh pair, which it then reconnects.
+ */
+static void fz_reserved_rules(struct fz *z)
+{
+	static const char *const fields[] = { "reserved", "rdma.reserved" };
+	struct fz_pair *p = &z->p;
+	struct sroce_send_wqe *w;
+	struct sroce_recv_wqe *rw;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sg;
+	unsigned int i;
+
+	z->sh->reserved_rules[0] = '\0';
+	for (i = 0; i < 2; i++) {
+		w = (void *)fz_reserved_slot(&p->sq);
+		w->wr_id = FZ_WRID_RESERVED;
+		w->opcode = SROCE_WR_SEND;
+		w->send_flags = SROCE_SEND_SIGNALED;
+		w->num_sge = 1;
+		w->sge[0] = (struct sroce_sge){ .addr = (uintptr_t)p->abuf->p, .length = 8,
+						.lkey = p->abuf->mr->lkey };
+		if (i)
+			w->rdma.reserved = 1;
+		else
+			w->reserved = 1;
+		fz_reserved_publish(&p->sq);
+		if (fz_doorbell(p->a.qp))
+			fz_reserved_fail(z, "doorbell failed");
+		fz_expect_refused(z, p->a.scq, fields[i]);
+		if (fz_reconnect(z))
+			fz_reserved_fail(z, "reconnect failed: %s", z->t.reason);
+	}
+	rw = (void *)fz_reserved_slot(&p->rq);
+	rw->wr_id = FZ_WRID_RESERVED;
+	rw->num_sge = 1;
+	rw->reserved = 1;
+	rw->sge[0] = (struct sroce_sge){ .addr = (uintptr_t)p->abuf->p, .length = 8,
+					 .lkey = p->abuf->mr->lkey };
+	fz_reserved_publish(&p->rq);
+	sg = vt_sge(p->bbuf, 0, 8);
+	wr = vt_wr(IBV_WR_SEND, 1, &sg, 1, 0);
+	if (ibv_post_send(p->b.qp, &wr, &bad))
+		fz_reserved_fail(z, "the peer's SEND was refused");
+	fz_expect_refused(z, p->a.rcq, "receive WQE");
+	if (fz_reconnect(z))
+		fz_reserved_fail(z, "reconnect failed: %s", z->t.reason);
+}
+
 struct fz_kept {
 	uint8_t *m;
 	size_t size;
@@ -1193,8 +1298,10 @@ static int fz_generation(struct fz *z, unsigned int *round)
 	printf("# gen %u (round %u): SQ %u x %u B, RQ %u x %u B, CQs %u and %u, A qpn %u, B qpn %u\n",
 	       z->sh->gen, *round, z->p.sq.depth, z->p.sq.stride, z->p.rq.depth, z->p.rq.stride,
 	       z->p.scq.depth, z->p.rcq.depth, z->p.a.qp->qp_num, z->p.b.qp->qp_num);
-	if (z->sh->gen == 0)
+	if (z->sh->gen == 0) {
 		fz_mmap_rules(z);
+		fz_reserved_rules(z);
+	}
 	for (i = 0; i < z->gen_rounds && *round < z->rounds; i++)
 		fz_round(z, (*round)++);
 	z->rng = z->seed ^ (0x4f1bbcdcbfa53e0bULL * (z->sh->gen + 1));
@@ -1424,6 +1531,10 @@ static void fz_report_child(struct fz *z, struct fz_watch *w, unsigned int *tall
 	fz_tap(tally, !sh->mmap_rules[0], "mmap_rules", "%s",
 	       sh->mmap_rules[0] ? sh->mmap_rules : "exec, private, oversized, unknown offset, "
 	       "mprotect(EXEC) and mremap(grow) refused");
+	fz_tap(tally, !sh->reserved_rules[0], "reserved_rules", "%s",
+	       sh->reserved_rules[0] ? sh->reserved_rules :
+	       "send WQEs with reserved or rdma.reserved set, a receive with reserved set: "
+	       "IBV_WC_LOC_QP_OP_ERR");
 	if (!sh->lifetime[0] && !sh->lifetime_probes)
 		printf("ok ring_lifetime # SKIP no generation was torn down\n");
 	else
@@ -1545,6 +1656,7 @@ int main(int argc, char **argv)
 	if (z.sh == MAP_FAILED)
 		return 2;
 	strcpy(z.sh->mmap_rules, "not reached");
+	strcpy(z.sh->reserved_rules, "not reached");
 	pid = fork();
 	if (pid < 0)
 		return 2;

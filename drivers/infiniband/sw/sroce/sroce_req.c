@@ -88,6 +88,19 @@ static int sroce_swqe_copy_sges(struct sroce_qp *qp, struct sroce_swqe *swqe,
 }
 
 /*
+ * Reserved fields must be zero (sroce-abi.h), so they can be given a
+ * meaning later: the one the opcode's target uses, and the header's.
+ */
+static bool sroce_swqe_reserved_set(const struct sroce_send_wqe *hdr)
+{
+	if (hdr->reserved)
+		return true;
+	if (sroce_wr_is_atomic(hdr->opcode))
+		return hdr->atomic.reserved;
+	return hdr->rdma.reserved;
+}
+
+/*
  * Copy one WQE out of the ring into @swqe and check it. The ring is
  * process memory: the header is read exactly once, into a local copy.
  */
@@ -114,7 +127,8 @@ static int sroce_swqe_fetch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	swqe->psns_set = false;
 
 	if (!sroce_wr_opcode_supported(hdr.opcode) ||
-	    hdr.send_flags & ~SROCE_SEND_FLAGS_MASK)
+	    hdr.send_flags & ~SROCE_SEND_FLAGS_MASK ||
+	    sroce_swqe_reserved_set(&hdr))
 		return -EINVAL;
 	if (hdr.send_flags & SROCE_SEND_INLINE)
 		return sroce_swqe_copy_inline(qp, swqe, wqe, hdr.inline_len);

@@ -89,7 +89,8 @@ static int sroce_resp_fetch_rwqe(struct sroce_qp *qp)
 	rwqe->wr_id = hdr.wr_id;
 	rwqe->index = qp->rq.index;
 	sroce_queue_consume(&qp->rq, 1);
-	if (hdr.num_sge > qp->max_recv_sge)
+	/* Reserved must be zero (sroce-abi.h). */
+	if (hdr.num_sge > qp->max_recv_sge || hdr.reserved)
 		return -EINVAL;
 	rwqe->num_sge = hdr.num_sge;
 	memcpy(rwqe->sge, wqe->sge, hdr.num_sge * sizeof(*rwqe->sge));
