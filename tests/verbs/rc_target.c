@@ -7,7 +7,8 @@
  *
  * Creates a 64 KiB memory region open to remote READ, WRITE and ATOMIC,
  * posts receives, moves the QP to RTS towards REMOTE_IPV4/REMOTE_QPN
- * expecting RQ_PSN first, prints one line
+ * (REMOTE_QPN "self": the QP's own number, with this host's address it is
+ * its own peer) expecting RQ_PSN first, prints one line
  *
  *   qpn=N rkey=N addr=N len=N
  *
@@ -151,7 +152,9 @@ static void setup(struct target *t, char **argv)
 	if (!t->qp)
 		die("creating MR or QP");
 	post_recvs(t);
-	to_rts(t, atoi(argv[2]), argv[3], strtoul(argv[4], NULL, 0),
+	/* "self": a QP connected to itself, a peer of this host. */
+	to_rts(t, atoi(argv[2]), argv[3],
+	       strcmp(argv[4], "self") ? strtoul(argv[4], NULL, 0) : t->qp->qp_num,
 	       strtoul(argv[5], NULL, 0), atoi(argv[6]));
 }
 

@@ -325,24 +325,36 @@ static bool sroce_local_is_peer(const struct sroce_qp *qp,
 	       ipv6_addr_equal(&peer->av.saddr, &qp->av.daddr);
 }
 
-/*
- * Do @qp's packets sent now go to a QP of this host, past the IP stack?
- * Only inside a local scope, with the short-cut on, to a peer that names
- * @qp back.
+/**
+ * sroce_local_carries - does the short-cut carry @qp's connection?
+ * @qp: a QP; its lock need not be held (peer fields as sroce_local_is_peer())
+ *
+ * True while the short-cut is on and @qp's peer is a QP of this host that
+ * names @qp back: every packet between the two then skips the IP stack,
+ * so one of theirs arriving through the socket was made by someone else.
  */
-static bool sroce_local_takes(struct sroce_qp *qp)
+bool sroce_local_carries(struct sroce_qp *qp)
 {
 	struct sroce_qp *peer;
 	bool local;
 
-	if (!this_cpu_read(sroce_local.depth) || !READ_ONCE(loopback_shortcut))
+	if (!READ_ONCE(loopback_shortcut))
 		return false;
-	peer = sroce_qp_get(qp->attr.dest_qp_num);
+	peer = sroce_qp_get(READ_ONCE(qp->attr.dest_qp_num));
 	if (!peer)
 		return false;
 	local = sroce_local_is_peer(qp, peer);
 	sroce_qp_put(peer);
 	return local;
+}
+
+/*
+ * Do @qp's packets sent now go to a QP of this host, past the IP stack?
+ * Only inside a local scope (every send is in one today).
+ */
+static bool sroce_local_takes(struct sroce_qp *qp)
+{
+	return this_cpu_read(sroce_local.depth) && sroce_local_carries(qp);
 }
 
 /* Append @skb to @qp's queue, claiming it for this CPU if idle. */

@@ -263,6 +263,11 @@ static void sroce_rcv_bth(struct sk_buff *skb, bool local)
 		reason = SROCE_STAT_RCVD_UNKNOWN_QPN;
 		goto drop_qp;
 	}
+	/* The short-cut carries a local peer's packets: this one is spoofed. */
+	if (!local && sroce_local_carries(qp)) {
+		reason = SROCE_STAT_RCVD_UNKNOWN_QPN;
+		goto drop_qp;
+	}
 	/* Every sroce QP is RC: another service's opcode is not for it. */
 	if ((h.bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC)
 		goto drop_qp;
