@@ -15,6 +15,8 @@ Two roles, on two hosts of one link:
         state      the QP state (enum ibv_qp_state)
         dereg      ibv_dereg_mr of the target's MR -> its return value, or
                    "timeout" if it did not return within 10 s
+        read LEN   the target posts an RDMA READ of LEN bytes to the crafter
+                   -> ibv_post_send's return value
         wcs        JSON list of the completions since the last ask
         bye        stop
 
@@ -60,6 +62,9 @@ RC_RESERVED, SEND_ONLY_INV = 0x1F, 0x17
 
 # AETH syndromes (IBA vol. 1 9.7.5.1.5 / table 44)
 NAK_SEQ, NAK_INVALID, NAK_ACCESS = 0x60, 0x61, 0x62
+ACK_CREDITS_INVALID = 0x1F
+READ_RESPONSE_FIRST, READ_RESPONSE_LAST = 0x0D, 0x0F
+IBV_WC_SUCCESS, IBV_WC_BAD_RESP_ERR, IBV_WC_RDMA_READ = 0, 7, 2
 
 
 # --- the agent (host under test) -------------------------------------------
@@ -107,6 +112,11 @@ class Agent:
         self.proc.stdin.flush()
         return self._wait_line("state=")
 
+    def read(self, length):
+        self.proc.stdin.write(f"read {length}\n")
+        self.proc.stdin.flush()
+        return self._wait_line("read=")
+
     def dereg(self):
         self.proc.stdin.write("dereg\n")
         self.proc.stdin.flush()
@@ -145,7 +155,7 @@ def run_agent(args):
             break
         reply = {"new": lambda: agent.new(*map(int, arg.split())), "counters": agent.counters,
                  "state": agent.state, "wcs": agent.wcs,
-                 "dereg": agent.dereg}[word]()
+                 "dereg": agent.dereg, "read": lambda: agent.read(int(arg))}[word]()
         f.write(reply + "\n")
         f.flush()
     agent.stop()
@@ -487,6 +497,72 @@ def run_row(x, row):
     return err or survival_problem(x, row.survives)
 
 
+# --- the target as requester: responses to its READ ----------------------------
+
+def aeth(syndrome, msn=1):
+    return struct.pack(">I", syndrome << 24 | msn)
+
+
+def read_request_psn(x, length):
+    """The target posts a READ of @length bytes: the PSN of its request."""
+    if x.ask(f"read {length}") != "0":
+        raise AssertionError("the target's ibv_post_send of a READ failed")
+    got = [ack_of(r) for r in x.c.replies(1)]
+    if not got or got[0][0] != READ_REQUEST:
+        raise AssertionError(f"expected the target's READ request, got {got}")
+    return got[0][1]
+
+
+def completion_of(x, status):
+    """The target's READ completes with @status within a few seconds."""
+    want = f"wc status={status} "
+    for _ in range(50):
+        wcs = json.loads(x.ask("wcs"))
+        if any(w.startswith(want) for w in wcs):
+            return None
+        if any(w.startswith("wc ") for w in wcs):
+            return f"completion {wcs}, expected status {status}"
+        time.sleep(0.1)
+    return f"no completion, expected status {status}"
+
+
+def reserved_aeth_then_data(x, psn):
+    """An ACK of type 10b (0x41: reserved, not a NAK), then the data."""
+    return [x.pkt(ACKNOWLEDGE, ext=aeth(0x41), psn=psn),
+            x.pkt(READ_RESPONSE_ONLY, payload_of(64), aeth(ACK_CREDITS_INVALID), psn=psn)]
+
+
+def only_past_the_mtu(x, psn):
+    """READ of 2 MTUs answered in full by one ONLY of 2 MTUs."""
+    return [x.pkt(READ_RESPONSE_ONLY, payload_of(2 * x.mtu), aeth(ACK_CREDITS_INVALID), psn=psn)]
+
+
+# A row: READ length, the responses (ctx, PSN of the request) -> packets, the
+# IBA sections, the status the READ must complete with, the counters that
+# must move by exactly one, the target's path MTU.
+ReqCase = collections.namedtuple("ReqCase", "name spec length responses status counters mtu")
+REQ_CASES = [ReqCase(*row) for row in [
+    ("ACK with reserved AETH type 10b, then the READ's data", "9.7.5.1.5 (table 43)",
+     64, reserved_aeth_then_data, IBV_WC_SUCCESS, ["rcvd_malformed"], MTU),
+    ("READ RESPONSE ONLY longer than the path MTU", "9.7.4.1.4, 9.9.4",
+     2 * 256, only_past_the_mtu, IBV_WC_BAD_RESP_ERR, [], 256),
+]]
+
+
+def run_req_row(c, row):
+    x = Ctx(c, c.ask(f"new {FIRST_PSN} {row.mtu}"), row.mtu)
+    x.ask("wcs")
+    # Counters first: the answer must come well inside the target's ACK
+    # timeout (67 ms, 7 retries) after its request.
+    before = json.loads(x.ask("counters"))
+    psn = read_request_psn(x, row.length)
+    for p in row.responses(x, psn):
+        x.c.send(p)
+    err = completion_of(x, row.status)
+    after = json.loads(x.ask("counters"))
+    return err or counter_problem(before, after, row.counters, False)
+
+
 def run_crafter(args):
     c = Crafter(args)
     x, failed = None, 0
@@ -502,8 +578,16 @@ def run_crafter(args):
         failed += bool(err)
         if err or not row.survives:
             x = None        # a fresh QP for the next row
+    for n, row in enumerate(REQ_CASES, len(CASES) + 1):
+        try:
+            err = run_req_row(c, row)
+        except (AssertionError, ValueError, KeyError, IndexError, TimeoutError) as e:
+            err = f"{type(e).__name__}: {e}"
+        print(f"{'not ok' if err else 'ok'} {n} - requester: {row.name} (IBA {row.spec})"
+              + (f": {err}" if err else ""), flush=True)
+        failed += bool(err)
     c.ask("bye")
-    print(f"{len(CASES) - failed} passed, {failed} failed; "
+    print(f"{len(CASES) + len(REQ_CASES) - failed} passed, {failed} failed; "
           f"{c.replies_checked} replies from the target had valid ICRCs")
     return 1 if failed else 0
 

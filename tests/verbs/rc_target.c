@@ -15,7 +15,9 @@
  * then, until stdin closes, prints a line per completion
  * ("wc status=N opcode=N len=N") and answers "state" on stdin with
  * "state=N" (enum ibv_qp_state), "dereg" with "dereg=N" (what
- * ibv_dereg_mr of the MR returned). Every line is flushed at once.
+ * ibv_dereg_mr of the MR returned), "read LEN" with "read=N" (what
+ * ibv_post_send of an RDMA READ of LEN bytes towards the peer returned:
+ * the target is then the requester, and the crafter answers it). Every line is flushed at once.
  */
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
@@ -168,6 +170,22 @@ static void report_completions(struct target *t)
 	fflush(stdout);
 }
 
+/*
+ * "read LEN" on stdin: an RDMA READ of LEN bytes into the MR, from the
+ * peer's address 0 and R_Key 0 (a crafter answers whatever it likes).
+ */
+static void post_read(struct target *t, uint32_t len)
+{
+	struct ibv_sge sg = { .addr = (uintptr_t)t->buf, .lkey = t->mr->lkey,
+			      .length = len < MR_BYTES ? len : MR_BYTES };
+	struct ibv_send_wr wr = { .wr_id = 0x7ead, .sg_list = &sg, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_READ,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	printf("read=%d\n", ibv_post_send(t->qp, &wr, &bad));
+	fflush(stdout);
+}
+
 /* "state" on stdin: print the QP state. Return: false at end of input. */
 static int answer_stdin(struct target *t)
 {
@@ -183,6 +201,8 @@ static int answer_stdin(struct target *t)
 		printf("state=%d\n", a.qp_state);
 		fflush(stdout);
 	}
+	if (!strncmp(line, "read ", 5))
+		post_read(t, strtoul(line + 5, NULL, 0));
 	if (!strncmp(line, "dereg", 5) && t->mr) {
 		printf("dereg=%d\n", ibv_dereg_mr(t->mr));
 		fflush(stdout);
