@@ -17,6 +17,8 @@ Two roles, on two hosts of one link:
                    "timeout" if it did not return within 10 s
         read LEN   the target posts an RDMA READ of LEN bytes to the crafter
                    -> ibv_post_send's return value
+        reconnect  the target's QP goes through RESET and is connected again
+                   as at the start, expecting the first PSN -> "reconnected"
         wcs        JSON list of the completions since the last ask
         bye        stop
 
@@ -112,6 +114,12 @@ class Agent:
         self.proc.stdin.flush()
         return self._wait_line("state=")
 
+    def reconnect(self):
+        self.proc.stdin.write("reconnect\n")
+        self.proc.stdin.flush()
+        self._wait_line("reconnected")
+        return "reconnected"
+
     def read(self, length):
         self.proc.stdin.write(f"read {length}\n")
         self.proc.stdin.flush()
@@ -155,7 +163,8 @@ def run_agent(args):
             break
         reply = {"new": lambda: agent.new(*map(int, arg.split())), "counters": agent.counters,
                  "state": agent.state, "wcs": agent.wcs,
-                 "dereg": agent.dereg, "read": lambda: agent.read(int(arg))}[word]()
+                 "dereg": agent.dereg, "read": lambda: agent.read(int(arg)),
+                 "reconnect": agent.reconnect}[word]()
         f.write(reply + "\n")
         f.flush()
     agent.stop()
@@ -297,11 +306,23 @@ def read_then_duplicate(dup_reth):
     return packets
 
 
+def send_after_reset(x):
+    """A SEND (ACKed), then the target's QP through RESET and connected again:
+    a new connection, whose first SEND the row's reply checks."""
+    x.c.send(x.send_only(32))
+    if not x.c.replies(1):
+        raise AssertionError("no ACK for the SEND before the reset")
+    if x.ask("reconnect") != "reconnected":
+        raise AssertionError("the target did not reconnect")
+    x.psn = FIRST_PSN
+    yield x.send_only(32)
+
+
 # --- the table -------------------------------------------------------------------
 
 # A row: what is sent (packets(ctx) -> list of IP packets), the IBA sections
 # that say what must happen, the reply (DROP: none at all; ("ack", n): ACK of
-# PSN ePSN+n; ("dup", n): an ACK; ("read", n): the bytes back in a READ
+# PSN ePSN+n; ("dup", n): an ACK; ("msn", m): an ACK carrying MSN m; ("read", n): the bytes back in a READ
 # RESPONSE ONLY of PSN ePSN+n; ("reread", n): the same as the only reply; ("nak", syndrome[, n]): that NAK for PSN
 # ePSN+n, n = 0 unless given), the
 # counters that must move by exactly one, whether the QP must still work, and
@@ -389,6 +410,8 @@ CASES = [Case(*row) for row in [
      ("nak", NAK_ACCESS), ["sent_nak_access"], False, 0),
     ("MR deregistered between WRITE FIRST and MIDDLE", "9.7.4.1.4, 9.9.3.1.3",
      write_first_then_dereg, ("nak", NAK_ACCESS, 1), ["sent_nak_access"], False, 0),
+    ("first SEND after RESET and reconnect carries MSN 1", "9.7.5.1.1",
+     send_after_reset, ("msn", 1), [], True, 1),
 ]]
 
 
@@ -419,6 +442,10 @@ def reply_problem(x, want, replies, psn0):
         ok = got and got[-1][0] == ACKNOWLEDGE and got[-1][2] < 0x20 and \
             got[-1][1] == (psn0 + arg) & 0xFFFFFF
         return None if ok else f"expected ACK of PSN {psn0 + arg:#x}, got {got}"
+    if kind == "msn":
+        msn = int.from_bytes(replies[-1][13:16], "big") if got else None
+        ok = got and got[-1][0] == ACKNOWLEDGE and got[-1][2] < 0x20 and msn == arg
+        return None if ok else f"expected an ACK with MSN {arg}, got {got} MSN {msn}"
     if kind == "dup":
         ok = got and got[-1][0] == ACKNOWLEDGE and got[-1][2] < 0x20
         return None if ok else f"expected an ACK for the duplicate, got {got}"

@@ -17,7 +17,9 @@
  * "state=N" (enum ibv_qp_state), "dereg" with "dereg=N" (what
  * ibv_dereg_mr of the MR returned), "read LEN" with "read=N" (what
  * ibv_post_send of an RDMA READ of LEN bytes towards the peer returned:
- * the target is then the requester, and the crafter answers it). Every line is flushed at once.
+ * the target is then the requester, and the crafter answers it),
+ * "reconnect" with "reconnected" once the QP went through RESET and is
+ * connected again with the command line's arguments. Every line is flushed at once.
  */
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
@@ -38,6 +40,7 @@ struct target {
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	void *buf;
+	char **argv;		/* the command line, for "reconnect" */
 };
 
 static void die(const char *what)
@@ -130,6 +133,30 @@ static void to_rts(struct target *t, int gid_index, const char *ip,
 		die("modify to RTS");
 }
 
+/* Receives posted, then RTS as the command line says. */
+static void connect_qp(struct target *t)
+{
+	char **argv = t->argv;
+
+	post_recvs(t);
+	/* "self": a QP connected to itself, a peer of this host. */
+	to_rts(t, atoi(argv[2]), argv[3],
+	       strcmp(argv[4], "self") ? strtoul(argv[4], NULL, 0) : t->qp->qp_num,
+	       strtoul(argv[5], NULL, 0), atoi(argv[6]));
+}
+
+/* "reconnect": RESET, then connected again as at the start (a new connection). */
+static void reconnect(struct target *t)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+
+	if (ibv_modify_qp(t->qp, &a, IBV_QP_STATE))
+		die("modify to RESET");
+	connect_qp(t);
+	printf("reconnected\n");
+	fflush(stdout);
+}
+
 static void setup(struct target *t, char **argv)
 {
 	struct ibv_qp_init_attr ia = {
@@ -153,11 +180,8 @@ static void setup(struct target *t, char **argv)
 	t->qp = t->mr ? ibv_create_qp(t->pd, &ia) : NULL;
 	if (!t->qp)
 		die("creating MR or QP");
-	post_recvs(t);
-	/* "self": a QP connected to itself, a peer of this host. */
-	to_rts(t, atoi(argv[2]), argv[3],
-	       strcmp(argv[4], "self") ? strtoul(argv[4], NULL, 0) : t->qp->qp_num,
-	       strtoul(argv[5], NULL, 0), atoi(argv[6]));
+	t->argv = argv;
+	connect_qp(t);
 }
 
 static void report_completions(struct target *t)
@@ -201,6 +225,8 @@ static int answer_stdin(struct target *t)
 		printf("state=%d\n", a.qp_state);
 		fflush(stdout);
 	}
+	if (!strncmp(line, "reconnect", 9))
+		reconnect(t);
 	if (!strncmp(line, "read ", 5))
 		post_read(t, strtoul(line + 5, NULL, 0));
 	if (!strncmp(line, "dereg", 5) && t->mr) {
