@@ -590,29 +590,30 @@ def run_req_row(c, row):
     return err or counter_problem(before, after, row.counters, False)
 
 
+def verdict(n, title, run):
+    """Run one row; print its ok/not ok line. Return: True if it failed."""
+    try:
+        err = run()
+    except (AssertionError, ValueError, KeyError, IndexError, TimeoutError) as e:
+        err = f"{type(e).__name__}: {e}"
+    print(f"{'not ok' if err else 'ok'} {n} - {title}" + (f": {err}" if err else ""),
+          flush=True)
+    return bool(err)
+
+
 def run_crafter(args):
     c = Crafter(args)
     x, failed = None, 0
     for n, row in enumerate(CASES, 1):
         if x is None or x.mtu != row.mtu:
             x = Ctx(c, c.ask(f"new {FIRST_PSN} {row.mtu}"), row.mtu)
-        try:
-            err = run_row(x, row)
-        except (AssertionError, ValueError, KeyError, IndexError, TimeoutError) as e:
-            err = f"{type(e).__name__}: {e}"
-        print(f"{'not ok' if err else 'ok'} {n} - {row.name} (IBA {row.spec})"
-              + (f": {err}" if err else ""), flush=True)
-        failed += bool(err)
+        err = verdict(n, f"{row.name} (IBA {row.spec})", lambda: run_row(x, row))
+        failed += err
         if err or not row.survives:
             x = None        # a fresh QP for the next row
     for n, row in enumerate(REQ_CASES, len(CASES) + 1):
-        try:
-            err = run_req_row(c, row)
-        except (AssertionError, ValueError, KeyError, IndexError, TimeoutError) as e:
-            err = f"{type(e).__name__}: {e}"
-        print(f"{'not ok' if err else 'ok'} {n} - requester: {row.name} (IBA {row.spec})"
-              + (f": {err}" if err else ""), flush=True)
-        failed += bool(err)
+        failed += verdict(n, f"requester: {row.name} (IBA {row.spec})",
+                          lambda: run_req_row(c, row))
     c.ask("bye")
     print(f"{len(CASES) + len(REQ_CASES) - failed} passed, {failed} failed; "
           f"{c.replies_checked} replies from the target had valid ICRCs")
