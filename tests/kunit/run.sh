@@ -14,7 +14,7 @@
 # silence. Exits 1 if any line it wrote is FAIL.
 #
 # Options: --no-build (use build/kunit as it is), --timeout SECONDS (QEMU,
-# default 180), --parse CONSOLE_LOG (no build, no boot: only turn a saved
+# default 300), --parse CONSOLE_LOG (no build, no boot: only turn a saved
 # console log into results, to debug this script or re-read an old run).
 set -euo pipefail
 
@@ -22,7 +22,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 OUT=$TOP/build/kunit
 RESULTS=${SROCE_RESULTS:-$OUT/results.tsv}
-TIMEOUT=180
+TIMEOUT=300
+FIRST_BOOT='' QEMU_RC=''
 BUILD=1
 PARSE=
 
@@ -103,6 +104,30 @@ boot() {
 	echo "$rc"
 }
 
+# boot_until_insmod CONSOLE: boot; boot once more if the guest never got
+# to insmod. Before that marker no sroce code has run, so a second boot
+# cannot hide a sroce bug; the first console is kept as CONSOLE.first and
+# run.boot's detail says it happened. Sets QEMU_RC (the last boot's) and
+# FIRST_BOOT; no subshell, or FIRST_BOOT would be lost.
+boot_until_insmod() {
+	local console=$1 rc last
+
+	rm -f "$console" "$console.first"
+	rc=$(boot "$console")
+	touch "$console"
+	sed -i 's/\r$//' "$console"
+	QEMU_RC=$rc
+	has_marker "$console" insmod-begin && return
+	last=$(grep -v '^\s*$' "$console" | tail -n 1 | sed 's/^\[ *[0-9.]*\] //' | cut -c1-160)
+	log "the guest never reached insmod (qemu rc $rc), last line: $last; booting again"
+	tail -n 15 "$console" | sed 's/^/  | /' >&2
+	mv "$console" "$console.first"
+	FIRST_BOOT="the first boot never reached insmod (qemu rc $rc: ${last:-no output}), see $console.first"
+	QEMU_RC=$(boot "$console")
+	touch "$console"
+	sed -i 's/\r$//' "$console"
+}
+
 # Print the value of the last "SROCE-KUNIT: <key>=<value>" marker.
 marker_value() {
 	sed -n "s/.*SROCE-KUNIT: $2=\([-0-9]*\).*/\1/p" "$1" | tail -n 1
@@ -129,10 +154,10 @@ check_steps() {
 	last=$( { grep -m 1 'Kernel panic' "$console" || grep -v '^\s*$' "$console" | tail -n 1; } |
 		sed 's/^\[ *[0-9.]*\] //' | cut -c1-200)
 	if ! has_marker "$console" insmod-begin; then
-		result run.boot FAIL "guest never reached insmod (qemu rc $qemu_rc): $last"
+		result run.boot FAIL "guest never reached insmod (qemu rc $qemu_rc): $last${FIRST_BOOT:+; $FIRST_BOOT}"
 		return
 	fi
-	result run.boot PASS
+	result run.boot PASS "$FIRST_BOOT"
 	rc=$(marker_value "$console" insmod-rc)
 	case $rc in
 	0) result run.insmod PASS ;;
@@ -237,7 +262,7 @@ summary() {
 }
 
 main() {
-	local console=$OUT/console.log qemu_rc
+	local console=$OUT/console.log
 
 	parse_args "$@"
 	mkdir -p "$OUT"
@@ -254,11 +279,8 @@ main() {
 		flock 8
 		build || { summary; return; }
 		make_initramfs
-		rm -f "$console"
-		qemu_rc=$(boot "$console")
-		touch "$console"
-		sed -i 's/\r$//' "$console"
-		check_console "$console" "$qemu_rc"
+		boot_until_insmod "$console"
+		check_console "$console" "$QEMU_RC"
 	fi
 	summary
 }

@@ -3,7 +3,8 @@
 #
 # report.sh FILE - print the results FILE (suite\ttest\tverdict\tdetail lines,
 # see tests/README.md) as a table, the skips with their reasons, the wall
-# time per phase and the five slowest tests, then the tally as the very last
+# time per phase, the five slowest tests and the failures with their details
+# (last, so the tail of a CI log names them), then the tally as the very last
 # line:
 #     N passed, N failed, N skipped
 # Exit 1 if any test failed or there is no result at all. A line that does not
@@ -105,7 +106,14 @@ main() {
 				split(tk[j], parts, SUBSEP)
 				printf "  %-60s %6ds\n", parts[1] " " parts[2], took[tk[j]]
 			}
-			if (nphases > 0 || nt > 0 || skip > 0)
+			if (fail > 0) {
+				printf "\nfailed (%d):\n", fail
+				for (i = 1; i <= n; i++)
+					if (verdict[i] == "FAIL")
+						printf "  %s %s: %s\n", suite[i], test[i],
+							detail[i] != "" ? detail[i] : "(no detail given)"
+			}
+			if (nphases > 0 || nt > 0 || skip > 0 || fail > 0)
 				print ""
 			printf "%d passed, %d failed, %d skipped\n", pass, fail, skip
 			exit (fail > 0 || pass + fail + skip == 0) ? 1 : 0

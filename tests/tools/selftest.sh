@@ -4,7 +4,8 @@
 # selftest.sh [--vm KVER] - the harness's own checks, on the host: every
 # judge of make check is fed input whose verdict is known and must give it.
 #   report.sh     tally, #expect counts, skip list, timings (sample file)
-#   kunit/run.sh  --parse of a KTAP console sample (ktap.awk + run.* lines)
+#   kunit/run.sh  --parse of a KTAP console sample (ktap.awk + run.* lines);
+#                 a boot that never reaches insmod is retried once (fake QEMU)
 #   vm-run        --judge of console logs made like guest-init.sh's: a failing
 #                 script, a splat, a skip, a hang, a guest that died, ...,
 #                 and of shared boots (--group: one verdict per case)
@@ -28,7 +29,7 @@ trap 'rm -rf "$WORK"' EXIT
 FAILED=0
 
 CASES=(report_sample report_no_file report_empty_file report_all_pass
-	kunit_parse_sample
+	kunit_parse_sample kunit_boot_retried kunit_boot_hangs_twice
 	judge_pass judge_fail judge_splat judge_boot_splat judge_skip judge_hang
 	judge_guest_timeout judge_died judge_foreign_nonce judge_two_hosts
 	judge_group judge_group_boot_splat judge_group_died judge_group_unclean
@@ -92,6 +93,62 @@ t_kunit_parse_sample() {
 	[ $? = 1 ] || { echo "run.sh --parse did not exit 1"; return 1; }
 	diff -u "$DATA/ktap-sample.expected" "$out" | head -n 20 | tr '\n' ' '
 	cmp -s "$DATA/ktap-sample.expected" "$out"
+}
+
+# kunit_tree HANGS: a copy of run.sh and its files with a stub kernel and
+# module, and a fake qemu-system-x86_64 on PATH whose first HANGS boots
+# print the start of a boot and exit as timeout(1) does (124); later ones
+# print a clean run of one passing case.
+kunit_tree() {
+	local tree=$WORK/kunit-tree
+
+	rm -rf "$tree"
+	mkdir -p "$tree/tests/kunit" "$tree/build/kunit/module" "$tree/bin"
+	cp "$TOP/tests/kunit/run.sh" "$TOP/tests/kunit/ktap.awk" "$TOP/tests/kunit/guest-init" \
+		"$tree/tests/kunit/"
+	echo stub > "$tree/build/kunit/bzImage"
+	echo stub > "$tree/build/kunit/module/sroce.ko"
+	echo 6.1.0-selftest > "$tree/build/kunit/kernel.release"
+	echo 0 > "$tree/boots"
+	cat > "$tree/bin/qemu-system-x86_64" <<-EOS
+	#!/bin/bash
+	con=\$(printf '%s\\n' "\$@" | sed -n 's/^file://p')
+	n=\$((\$(cat "$tree/boots") + 1)); echo "\$n" > "$tree/boots"
+	echo "[    0.000000] Linux version 6.1.0-selftest" > "\$con"
+	if [ "\$n" -le $1 ]; then echo "[   11.585239] Run /init as init process" >> "\$con"; exit 124; fi
+	printf '%s\\n' "[ 1.0] SROCE-KUNIT: insmod-begin" "[ 1.1]     KTAP version 1" \\
+		"[ 1.1]     # Subtest: sample" "[ 1.1]     1..1" "[ 1.2]     ok 1 adds" \\
+		"[ 1.3] ok 1 sample" "[ 1.4] SROCE-KUNIT: insmod-rc=0" "[ 1.5] SROCE-KUNIT: rmmod-rc=0" \\
+		"[ 1.6] SROCE-KUNIT: kmemleak-unavailable" "[ 1.7] SROCE-KUNIT: finished" >> "\$con"
+	EOS
+	chmod +x "$tree/bin/qemu-system-x86_64"
+}
+
+# kunit_run_tree: run.sh --no-build in the tree; its results in kunit.tsv.
+kunit_run_tree() {
+	: > "$WORK/kunit.tsv"
+	PATH=$WORK/kunit-tree/bin:$PATH SROCE_RESULTS=$WORK/kunit.tsv \
+		"$WORK/kunit-tree/tests/kunit/run.sh" --no-build --timeout 10 2> /dev/null
+}
+
+# A boot that hangs before insmod (nothing of sroce ran) gets a second one,
+# and run.boot says so.
+t_kunit_boot_retried() {
+	kunit_tree 1
+	kunit_run_tree || { echo "run.sh exited $?: $(grep FAIL "$WORK/kunit.tsv" | head -n 1)"; return 1; }
+	[ "$(cat "$WORK/kunit-tree/boots")" = 2 ] || { echo "$(cat "$WORK/kunit-tree/boots") boots, want 2"; return 1; }
+	grep -qP '^kunit\trun.boot\tPASS\tthe first boot never reached insmod \(qemu rc 124' "$WORK/kunit.tsv" ||
+		{ echo "run.boot: $(grep run.boot "$WORK/kunit.tsv")"; return 1; }
+	grep -qP '^kunit\tsample.adds\tPASS' "$WORK/kunit.tsv" || { echo "no sample.adds PASS"; return 1; }
+}
+
+# Two boots that hang: a FAIL naming both, no third boot.
+t_kunit_boot_hangs_twice() {
+	kunit_tree 5
+	kunit_run_tree && { echo "run.sh passed"; return 1; }
+	[ "$(cat "$WORK/kunit-tree/boots")" = 2 ] || { echo "$(cat "$WORK/kunit-tree/boots") boots, want 2"; return 1; }
+	grep -qP '^kunit\trun.boot\tFAIL\tguest never reached insmod .*; the first boot never' "$WORK/kunit.tsv" ||
+		{ echo "run.boot: $(grep run.boot "$WORK/kunit.tsv")"; return 1; }
 }
 
 # ---- vm-run's verdict ----
