@@ -125,6 +125,39 @@ vm_suite() {
 	runner "vm-$1" "$TOP/tests/vm/run-suite.sh" --kernel "$1" "${opts[@]}"
 }
 
+# vm_suites KERNEL...: the VM suite of each kernel, side by side (one after
+# the other with SROCE_VM_PARALLEL=0). vm-run's vCPU slots keep the guests'
+# vCPUs within the host's cores, so this only fills the core a one-vCPU
+# guest leaves idle. Each suite writes its own results and log (runner()
+# counts the lines its runner added) and both are appended once all ended.
+vm_suites() {
+	local k pids=() tsvs=() progress
+
+	if [ "${SROCE_VM_PARALLEL:-1}" = 0 ] || [ $# -lt 2 ]; then
+		for k in "$@"; do
+			phase "vm suite $k"
+			vm_suite "$k"
+		done
+		return
+	fi
+	phase "vm suites $* (side by side)"
+	for k in "$@"; do
+		log "vm-$k: in the background, output in ${LOGDIR#"$TOP"/}/vm-$k.log"
+		: > "$LOGDIR/vm-$k.tsv"
+		SROCE_RESULTS=$LOGDIR/vm-$k.tsv vm_suite "$k" > "$LOGDIR/vm-$k.log" 2>&1 &
+		pids+=($!) tsvs+=("$LOGDIR/vm-$k.tsv")
+	done
+	# Each result (and #time) line as it comes: a long phase, not a silent one.
+	tail -q -n +1 -F "${tsvs[@]}" 2> /dev/null &
+	progress=$!
+	wait "${pids[@]}"
+	kill "$progress" 2> /dev/null
+	for k in "$@"; do
+		cat "$LOGDIR/vm-$k.log"
+		cat "$LOGDIR/vm-$k.tsv" >> "$SROCE_RESULTS"
+	done
+}
+
 # A kernel that is built but not booted (headers only, or an older ABI of a
 # series) is a SKIP line with the reason, so the summary names it.
 record_untested() {
@@ -154,11 +187,12 @@ check_stock() {
 	[ -n "$kernels" ] || record build kernels FAIL "no supported kernel headers installed"
 	[ -n "$tested" ] || record build kernels FAIL "no supported kernel can boot (image and modules)"
 	phase build
+	# -j: Kbuild and the test programs' makefiles build in parallel.
 	for k in $kernels; do
-		step "module-$k" make -C "$TOP" --no-print-directory "module-$k"
+		step "module-$k" make -j"$(nproc)" -C "$TOP" --no-print-directory "module-$k"
 	done
-	step provider make -C "$TOP" --no-print-directory provider
-	step verbs-test make -C "$TOP/tests/verbs" --no-print-directory O="$TOP/build/verbs"
+	step provider make -j"$(nproc)" -C "$TOP" --no-print-directory provider
+	step verbs-test make -j"$(nproc)" -C "$TOP/tests/verbs" --no-print-directory O="$TOP/build/verbs"
 	step wire-judge-selftest python3 "$TOP/tests/tools/roce_pcap_check.py" --selftest
 	step kernels-selftest bash "$TOP/tests/tools/kernels-selftest.sh"
 	phase harness
@@ -168,10 +202,8 @@ check_stock() {
 	phase kunit
 	runner kunit "$TOP/tests/kunit/run.sh"
 	record_untested
-	for k in $tested; do
-		phase "vm suite $k"
-		vm_suite "$k"
-	done
+	# shellcheck disable=SC2086 # one word a kernel
+	vm_suites $tested
 	phase ''
 }
 

@@ -13,7 +13,8 @@
 #   check.sh      runner() on runners that lie, our_warnings(), step()
 # --vm KVER adds two real boots (tests/vm/selftests/fail.sh splat, ~15 s; a
 # shared boot of four cases, ~30 s): the guest side of what vm-run judges,
-# which samples cannot vouch for.
+# which samples cannot vouch for; and a fake boot (a stub QEMU) that must
+# wait for vCPU slots another run holds.
 # Appends "harness\t<case>\tPASS|FAIL\t<why>" to $SROCE_RESULTS (default:
 # print only), after an #expect line with the number of cases.
 set -uo pipefail
@@ -33,6 +34,7 @@ CASES=(report_sample report_no_file report_empty_file report_all_pass
 	judge_pass judge_fail judge_splat judge_boot_splat judge_skip judge_hang
 	judge_guest_timeout judge_died judge_foreign_nonce judge_two_hosts
 	judge_group judge_group_boot_splat judge_group_died judge_group_unclean
+	judge_group_two_hosts
 	run_suite_full_only runner_lies runner_silent runner_absent runner_fail
 	runner_ok warnings_ours warnings_not_ours step_warning_fails)
 
@@ -287,15 +289,18 @@ group_boot() {
 }
 
 # judge_group RC EXPECTED [OPTION...] -- CASE...: vm-run --judge --group on
-# $WORK/g.log must exit RC and write EXPECTED (name, verdict, detail: the
-# seconds column is left out) for CASE...
+# $WORK/g.log (and $WORK/g1.log with --hosts 2) must exit RC and write
+# EXPECTED (name, verdict, detail: the seconds column is left out) for CASE...
 judge_group() {
-	local want=$1 expected=$2 opts=() rc
+	local want=$1 expected=$2 opts=() logs=("$WORK/g.log") rc
 
 	shift 2
-	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	while [ "$1" != -- ]; do
+		[ "$1" = 2 ] && [ "${opts[-1]:-}" = --hosts ] && logs+=("$WORK/g1.log")
+		opts+=("$1"); shift
+	done
 	shift
-	"$TOP/tests/vm/vm-run" --judge "${opts[@]}" --group "$WORK/g.out" "$NONCE" "$WORK/g.log" "$@" \
+	"$TOP/tests/vm/vm-run" --judge "${opts[@]}" --group "$WORK/g.out" "$NONCE" "${logs[@]}" "$@" \
 		> "$WORK/judge.out" 2>&1
 	rc=$?
 	[ "$rc" = "$want" ] || { echo "exit $rc, want $want: $(tail -n 1 "$WORK/judge.out")"; return 1; }
@@ -355,6 +360,24 @@ t_judge_group_unclean() {
 	judge_group 1 "$(printf '%s\n' \
 		$'a\tFAIL\tcleanup: the guest is not as it booted: modules: ib_core ;' \
 		$'b\tFAIL\tnot run: the guest could not be cleaned up after a')" -- a b
+}
+
+# Two hosts: a case fails if either host's part does (the detail names the
+# host), and a host that could not be cleaned up stops the pair.
+t_judge_group_two_hosts() {
+	{
+		group_boot
+		case_block a 0 "[a] ok"
+		case_block b 0 "[b] ok"
+	} > "$WORK/g.log"
+	{
+		group_boot
+		case_block a 0 "[a] ok"
+		case_block b 1 "[b] FAIL: peer gone" "" "modules: rdma_rxe ;"
+	} > "$WORK/g1.log"
+	judge_group 1 "$(printf '%s\n' $'a\tPASS\t' \
+		$'b\tFAIL\thost1: exit 1: peer gone; cleanup: the guest is not as it booted: modules: rdma_rxe ;' \
+		$'c\tFAIL\tnot run: the guest could not be cleaned up after b')" --hosts 2 -- a b c
 }
 
 # ---- run-suite.sh (no boot: neither test gets that far) ----
@@ -516,11 +539,40 @@ run_case() {
 	fi
 }
 
+# A boot waits while other runs hold every vCPU slot, and goes once one is
+# free. The QEMU is a stub that prints the exit marker vm-run waits for.
+t_vm_slots_wait() {
+	local slots=$WORK/slots out=$WORK/slots.out rc
+
+	mkdir -p "$slots" "$WORK/fakebin"
+	cat > "$WORK/fakebin/qemu-system-x86_64" <<-'EOS'
+	#!/bin/bash
+	# -append "... sroce_vm.job=JOB ..." and -chardev file,id=con,path=LOG
+	job=$(printf '%s\n' "$@" | sed -n 's/.*sroce_vm.job=\([^ ]*\).*/\1/p')
+	con=$(printf '%s\n' "$@" | sed -n 's/^file,id=con,path=//p')
+	. "$job"
+	printf 'SROCE-DMESG-BEGIN-%s\nSROCE-DMESG-END-%s\nSROCE-EXIT-%s: 0\n' \
+		"$SROCE_NONCE" "$SROCE_NONCE" "$SROCE_NONCE" > "$con"
+	EOS
+	chmod +x "$WORK/fakebin/qemu-system-x86_64"
+	# Both slots held by "another run" for 3 s.
+	flock "$slots/slot-0" flock "$slots/slot-1" sleep 3 &
+	sleep 0.5
+	PATH=$WORK/fakebin:$PATH SROCE_VM_SLOTS=2 SROCE_VM_SLOT_DIR=$slots \
+		"$TOP/tests/vm/vm-run" --kernel "$VM_KERNEL" --timeout 30 "$TOP/tests/vm/selftests/uname.sh" \
+		> "$out" 2>&1
+	rc=$?
+	wait
+	[ "$rc" = 0 ] || { echo "exit $rc: $(tail -n 1 "$out")"; return 1; }
+	grep -qE '^vm-run: waited [2-9]s for 1 vCPU slot' "$out" ||
+		{ echo "did not wait for the slots: $(head -n 3 "$out" | tr '\n' ' ')"; return 1; }
+}
+
 main() {
 	local c
 
 	case "${1:-}" in
-	--vm) VM_KERNEL=${2:?--vm KVER}; CASES+=(vm_boot_splat vm_boot_group) ;;
+	--vm) VM_KERNEL=${2:?--vm KVER}; CASES+=(vm_boot_splat vm_boot_group vm_slots_wait) ;;
 	'') ;;
 	*) echo "usage: selftest.sh [--vm KVER]" >&2; exit 2 ;;
 	esac

@@ -120,6 +120,7 @@ run_single() {
 # by SROCE-CASE-<nonce>: NAME so that vm-run can cut the console into one log
 # per case and judge each exactly like a single run. Between cases the guest
 # is put back the way it booted; SROCE-CLEAN-<nonce>: says whether it was.
+# Two hosts (SROCE_HOSTS=2) run the same cases and meet before each.
 
 # What a case may change and the guest puts back, one "what: value" a line.
 # The baseline is taken once before the first case; after each case the
@@ -239,17 +240,18 @@ restore_guest() {
 		d=${d##*/}
 		[[ $'\n'$BASE_NETDEVS$'\n' == *$'\n'$d$'\n'* ]] || ip link delete "$d" 2>/dev/null
 	done
-	unload_new_modules
-	[ "$(eth0_link)" = "$BASE_LINK" ] || ip link set eth0 mtu 1500 up 2>/dev/null
-	if [ "$(eth0_addresses)" != "$BASE_ADDRESSES" ]; then
-		ip addr flush dev eth0 scope global 2>/dev/null
-		ip addr add "$SROCE_IP/24" dev eth0 2>/dev/null
-	fi
+	# Before the second unload: a qdisc holds its sch_*/cls_* modules.
 	if [ "$(tc qdisc show 2>&1)" != "$BASE_QDISCS" ]; then
 		for d in $BASE_NETDEVS; do
 			tc qdisc del dev "$d" root 2>/dev/null
 			tc qdisc del dev "$d" ingress 2>/dev/null
 		done
+	fi
+	unload_new_modules
+	[ "$(eth0_link)" = "$BASE_LINK" ] || ip link set eth0 mtu 1500 up 2>/dev/null
+	if [ "$(eth0_addresses)" != "$BASE_ADDRESSES" ]; then
+		ip addr flush dev eth0 scope global 2>/dev/null
+		ip addr add "$SROCE_IP/24" dev eth0 2>/dev/null
 	fi
 	# -xdev: the repository may be bind-mounted under /tmp (init's keep_top_visible).
 	t=(/tmp/* /tmp/.[!.]* /var/tmp/* /var/tmp/.[!.]*)
@@ -304,15 +306,49 @@ run_case() {
 	[ "$CLEAN" = ok ]
 }
 
+# peer_meet K NAME SECONDS: two hosts start case K together, each once its
+# own cleanup is done: both listen on TCP port 19000+K and send NAME to the
+# peer's (lib.sh's peer_exchange uses 20000+). Fails if the peer has not
+# come within SECONDS or came to another case.
+peer_meet() {
+	local port=$((19000 + $1)) deadline=$((SECONDS + $3)) inbox=/run/sroce/meet.$1 lpid got=''
+
+	busybox nc -l -p "$port" > "$inbox" &
+	lpid=$!
+	until timeout 10 bash -c "echo '$2' > /dev/tcp/$SROCE_PEER_IP/$port" 2> /dev/null; do
+		[ $SECONDS -lt $deadline ] || break
+		sleep 0.2
+	done
+	while kill -0 "$lpid" 2> /dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
+	kill "$lpid" 2> /dev/null
+	wait "$lpid" 2> /dev/null
+	read -r got < "$inbox"
+	rm -f "$inbox"
+	[ "$got" = "$2" ] || { say "peer met at case '$got', not $2"; return 1; }
+}
+
+# The kernel's crypto RNG (drbg, ansi_cprng and their hashes, and the
+# jitter entropy source with its sha3) is loaded on first use, under
+# wire-capture-loopback's tshark for one, and cannot be unloaded after:
+# load it before the baseline, so a case that uses it changes nothing.
+load_unremovable() {
+	modprobe -q -a crypto-stdrng crypto-jitterentropy_rng 2> /dev/null
+}
+
 run_group() {
 	local i
 
 	shopt -s nullglob
+	load_unremovable
 	BASE_STATE=$(guest_state)
 	BASE_MODULES=$(module_names)
 	BASE_NETDEVS=$(cd /sys/class/net && printf '%s\n' *)
 	BASE_LINK=$(eth0_link) BASE_ADDRESSES=$(eth0_addresses) BASE_QDISCS=$(tc qdisc show 2>&1)
 	for i in "${!CASES[@]}"; do
+		if [ "$SROCE_HOSTS" = 2 ] && ! peer_meet "$i" "${CASE_NAMES[i]}" "${CASE_TIMEOUTS[i]}"; then
+			say "the peer did not come to ${CASE_NAMES[i]}: the other cases do not run here"
+			break
+		fi
 		if ! run_case "${CASE_NAMES[i]}" "${CASES[i]}" "${CASE_TIMEOUTS[i]}"; then
 			say "the guest is not clean after ${CASE_NAMES[i]}: the other cases do not run here"
 			break
@@ -327,7 +363,7 @@ main() {
 	setup_net
 	say "network ready"
 	kmemleak_reset
-	export SROCE_TOP SROCE_KO SROCE_HOST SROCE_IP SROCE_PEER_IP RDMAV_DRIVERS
+	export SROCE_TOP SROCE_KO SROCE_HOST SROCE_IP SROCE_PEER_IP RDMAV_DRIVERS SROCE_VM_FULL
 	export HOME=/root TERM=dumb
 	if [ -n "${CASES+set}" ]; then
 		run_group

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 # timeout: 300
 #
 # sroce_ring_fuzz: a process scribbles over its own SQ, RQ and CQ rings

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 # timeout: 300
 #
 # Teardown with RC traffic in flight: killing both processes mid-transfer

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 # hosts: 2
 #
 # perftest ib_atomic_lat across the link: server on host 0, client on host 1;

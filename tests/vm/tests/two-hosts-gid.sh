@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 # hosts: 2
 #
 # Two hosts: each creates sroce0 on eth0 and reaches the peer; each one's

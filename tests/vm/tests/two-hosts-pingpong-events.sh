@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 # hosts: 2
 #
 # ibv_rc_pingpong across the link on CQ events (-e), with -c: 1 B, 64 B,

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 # timeout: 150
 #
 # Every packet sroce puts on the wire, captured on lo while one device talks

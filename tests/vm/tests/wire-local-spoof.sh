@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# boot: shared
 # timeout: 120
 #
 # A QP whose peer is a QP of this host gets its packets through the
