@@ -339,7 +339,7 @@ def readme_summary(rows, memcpy, source):
         cells.setdefault((kind, r.topo), []).append(r)
     out = [f"Latest full run ([{source}]({source})): sroce / rdma_rxe, medians; "
            "a cell says how many points meet the target and the range of ratios.", "",
-           "| target (issue 5) | loopback | link |", "|---|---|---|"]
+           "| target | loopback | link |", "|---|---|---|"]
     for kind in kinds:
         line = f"| {kind} |"
         for topo in TOPOLOGIES:
