@@ -17,7 +17,8 @@ KDIR := /lib/modules/$(KVER)/build
 endif
 ALL_KVERS = $(shell $(TOP)/tests/tools/kernels.sh)
 
-MODULE_SOURCES := Kbuild $(shell find drivers include tests/kunit -name '*.[ch]' -o -name Kbuild 2>/dev/null)
+SROCE_DIR := drivers/infiniband/sw/sroce
+MODULE_SOURCES := Kbuild $(shell find drivers include -name '*.[ch]' -o -name Kbuild -o -name Kconfig 2>/dev/null)
 PREFIX ?= /usr
 LIBDIR ?= $(PREFIX)/lib/$(shell gcc -print-multiarch)
 DESTDIR ?=
@@ -43,17 +44,25 @@ help:
 setup:
 	@$(TOP)/tests/tools/setup.sh
 
-# module-<kver>: build sroce.ko for one installed kernel with W=1.
+# module-<kver>: build sroce.ko for one installed kernel with W=1, and every
+# header of the driver on its own (HDRTEST lines). Kbuild leaves the module in
+# $(SROCE_DIR)/; the copy in build/<kver>/ is what the tests load. Sources
+# deleted from the repo are deleted from the copy too (a stale header would
+# still be compiled on its own).
+# CONFIG_SROCE_KUNIT_TEST=y on the command line links the KUnit suites in
+# (only for a kernel with CONFIG_KUNIT: tests/kunit/kernel.sh does it).
 module: module-$(KVER)
 
 modules-all:
 	@set -e; for v in $(ALL_KVERS); do $(MAKE) --no-print-directory module-$$v; done
 
 module-%: $(MODULE_SOURCES)
-	@mkdir -p $(BUILD)/$*/tests
+	@mkdir -p $(BUILD)/$*
+	@cd $(BUILD)/$* && for f in $$(find drivers include -name '*.[ch]' 2>/dev/null); do \
+		[ -e $(TOP)/$$f ] || rm -f $$f; done
 	@cp -a Kbuild drivers include $(BUILD)/$*/
-	@cp -a tests/kunit $(BUILD)/$*/tests/
 	$(MAKE) -C $(if $(filter $*,$(KVER)),$(KDIR),/lib/modules/$*/build) M=$(BUILD)/$* W=1 $(KBUILD_EXTRA) modules
+	@cp $(BUILD)/$*/$(SROCE_DIR)/sroce.ko $(BUILD)/$*/sroce.ko
 
 sparse:
 	@$(MAKE) --no-print-directory module-$(KVER) KBUILD_EXTRA="C=2"
@@ -61,15 +70,21 @@ sparse:
 provider:
 	@$(MAKE) --no-print-directory -C rdma-core-provider O=$(BUILD)/provider
 
+# The module goes to lib/modules/<kver>/updates/$(SROCE_DIR)/ under DESTDIR;
+# an older install left its copy in updates/ itself, where depmod would find
+# two sroce.ko.
 install: module provider
-	$(MAKE) -C $(KDIR) M=$(BUILD)/$(KVER) INSTALL_MOD_DIR=updates modules_install
-	depmod -a $(KVER)
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/sroce.ko*
+	$(MAKE) -C $(KDIR) M=$(BUILD)/$(KVER) INSTALL_MOD_DIR=updates \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 	$(MAKE) --no-print-directory -C rdma-core-provider O=$(BUILD)/provider \
 		DESTDIR=$(DESTDIR) LIBDIR=$(LIBDIR) install
 
 uninstall:
-	rm -f /lib/modules/$(KVER)/updates/sroce.ko*
-	depmod -a $(KVER)
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/$(SROCE_DIR)/sroce.ko* \
+		$(DESTDIR)/lib/modules/$(KVER)/updates/sroce.ko*
+	depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 	$(MAKE) --no-print-directory -C rdma-core-provider DESTDIR=$(DESTDIR) LIBDIR=$(LIBDIR) uninstall
 
 # run: the demo on 2 vCPUs (a ping-pong of two busy-polling processes on one

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the sroce KUnit/debug kernel (Debian linux-source-6.1 + kernel.config)
-# and sroce.ko against it.
+# and sroce.ko against it, with its KUnit suites (CONFIG_SROCE_KUNIT_TEST=m).
 #
 #   kernel.sh build    kernel (cached) + module, published in build/kunit/
 #   kernel.sh kernel   only the kernel (cached), published in build/kunit/
@@ -31,6 +31,7 @@ FRAGMENT=$TOP/tests/kunit/kernel.config
 TARBALL=${SROCE_LINUX_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
 CACHE=${SROCE_CACHE:-/var/cache/sroce}/kunit
 OUT=$TOP/build/kunit
+SROCE_DIR=drivers/infiniband/sw/sroce
 JOBS=${SROCE_JOBS:-$(($(nproc) + 1))}
 
 log() { echo "kunit-kernel: $*" >&2; }
@@ -162,11 +163,9 @@ stage_module_sources() {
 		return
 	fi
 	[ -e "$TOP/Kbuild" ] || die "no Kbuild in $TOP: the module sources are not there yet"
-	mkdir -p "$dest/tests"
 	cp -a "$TOP/Kbuild" "$dest/"
 	[ ! -d "$TOP/drivers" ] || cp -a "$TOP/drivers" "$dest/"
 	[ ! -d "$TOP/include" ] || cp -a "$TOP/include" "$dest/"
-	cp -a "$TOP/tests/kunit" "$dest/tests/"
 }
 
 build_module() {
@@ -174,8 +173,10 @@ build_module() {
 
 	[ -e "$tree/.sroce-built" ] || die "kernel not built yet: run '$0 kernel'"
 	stage_module_sources "$dest"
-	log "building module against $(cat "$tree/include/config/kernel.release")"
-	if ! make -C "$tree" M="$dest" W=1 modules > "$OUT/module.log" 2>&1; then
+	log "building module with its KUnit suites against $(cat "$tree/include/config/kernel.release")"
+	# The suites are linked in only on request (the driver's Kbuild):
+	# stock-kernel builds (make module) carry none of them.
+	if ! make -C "$tree" M="$dest" W=1 CONFIG_SROCE_KUNIT_TEST=m modules > "$OUT/module.log" 2>&1; then
 		cat "$OUT/module.log" >&2
 		die "module build failed: $(grep -m 1 -E 'error:|Error ' "$OUT/module.log" || true)"
 	fi
@@ -184,6 +185,9 @@ build_module() {
 	# a warning there fails the build like an error (make check's rule).
 	warned=$(grep -F "$dest/" "$OUT/module.log" | grep -m 1 -E ':[0-9]+(:[0-9]+)?: warning:') &&
 		die "module build warned: ${warned#"$dest"/}"
+	# Kbuild leaves it in the driver directory; run.sh and vm-run load
+	# module/sroce.ko. A scratch module (SROCE_MODULE_SRC) may be there already.
+	[ ! -e "$dest/$SROCE_DIR/sroce.ko" ] || cp "$dest/$SROCE_DIR/sroce.ko" "$dest/sroce.ko"
 	log "module ready: $(find "$dest" -maxdepth 1 -name '*.ko' -printf '%f ')"
 }
 

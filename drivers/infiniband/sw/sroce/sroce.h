@@ -66,8 +66,11 @@ static inline struct sroce_dev *pd_to_sdev(struct ib_pd *ibpd)
 int sroce_dev_add(const char *name, struct net_device *ndev);
 void sroce_dev_dealloc(struct ib_device *ibdev);
 void sroce_dev_remove_all(void);
+#if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
+/* Static without the KUnit suites (SROCE_VISIBLE_IF_KUNIT). */
 bool sroce_ibdev_name_valid(const char *name);
 bool sroce_netdev_type_supported(unsigned short type, unsigned int flags);
+#endif
 
 /* sroce_netdev.c: reaction to netdev events */
 int sroce_netdev_init(void);
@@ -75,7 +78,6 @@ void sroce_netdev_exit(void);
 
 /* sroce_port.c: the single RoCE port */
 enum ib_mtu sroce_mtu_for_netdev_mtu(unsigned int netdev_mtu);
-enum ib_port_state sroce_port_state(struct sroce_dev *sdev);
 void sroce_port_report_state(struct sroce_dev *sdev);
 int sroce_query_port(struct ib_device *ibdev, u32 port_num,
 		     struct ib_port_attr *attr);

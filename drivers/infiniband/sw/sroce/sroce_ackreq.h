@@ -37,6 +37,7 @@
 #ifndef SROCE_ACKREQ_H
 #define SROCE_ACKREQ_H
 
+#include <linux/minmax.h>
 #include <linux/types.h>
 
 #define SROCE_ACKREQ_INTERVAL	32

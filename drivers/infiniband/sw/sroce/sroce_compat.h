@@ -2,7 +2,8 @@
 /*
  * sroce_compat.h - the one place where kernel API differences live.
  *
- * Force-included by Kbuild ahead of every source file, so it may only pull in
+ * Force-included by Kbuild ahead of every source file (after only
+ * <linux/kconfig.h>, whose IS_ENABLED() it uses), so it may only pull in
  * <linux/version.h> and must not depend on anything defined later. The .c
  * files use the feature-named helpers below and never test versions.
  *
@@ -59,6 +60,21 @@ typedef struct ib_udata sroce_create_cq_ctx_t;
 #define SROCE_UNALIGNED_H "linux/unaligned.h"
 #else
 #define SROCE_UNALIGNED_H "asm/unaligned.h"
+#endif
+
+/*
+ * SROCE_VISIBLE_IF_KUNIT: static in the module, global only when the KUnit
+ * suites are linked in (CONFIG_SROCE_KUNIT_TEST, see Kbuild), so a suite can
+ * call a function no other file needs; its prototype sits in the unit's
+ * header under the same condition. <kunit/visibility.h>'s VISIBLE_IF_KUNIT
+ * (6.2+, absent from 6.1) keys on CONFIG_KUNIT instead, which distribution
+ * kernels may set (Ubuntu: =m), and would make these global in a production
+ * module built there.
+ */
+#if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
+#define SROCE_VISIBLE_IF_KUNIT
+#else
+#define SROCE_VISIBLE_IF_KUNIT static
 #endif
 
 #endif /* SROCE_COMPAT_H */

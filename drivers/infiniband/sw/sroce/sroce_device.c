@@ -36,7 +36,7 @@ static LIST_HEAD(sroce_devices);
  * would create a device no process could open. "%" patterns are refused by
  * ib_core's netlink handler already.
  */
-bool sroce_ibdev_name_valid(const char *name)
+SROCE_VISIBLE_IF_KUNIT bool sroce_ibdev_name_valid(const char *name)
 {
 	size_t prefix_len = strlen(SROCE_DEVICE_NAME_PREFIX);
 	size_t len = strnlen(name, IB_DEVICE_NAME_MAX);
@@ -46,7 +46,8 @@ bool sroce_ibdev_name_valid(const char *name)
 }
 
 /* RoCE needs Ethernet framing; loopback devices have no wire to put it on. */
-bool sroce_netdev_type_supported(unsigned short type, unsigned int flags)
+SROCE_VISIBLE_IF_KUNIT bool sroce_netdev_type_supported(unsigned short type,
+						 unsigned int flags)
 {
 	return type == ARPHRD_ETHER && !(flags & IFF_LOOPBACK);
 }

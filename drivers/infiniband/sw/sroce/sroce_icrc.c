@@ -74,7 +74,8 @@ static void sroce_icrc_mask_ip(u8 *hdr)
  * Return: the number of bytes of @ip consumed (IP + UDP + BTH), or -EINVAL
  * if @ip is not an IPv4/IPv6 header followed by room for UDP and BTH.
  */
-int sroce_icrc_begin(const void *ip, unsigned int len, u32 *crc)
+SROCE_VISIBLE_IF_KUNIT int sroce_icrc_begin(const void *ip, unsigned int len,
+					    u32 *crc)
 {
 	unsigned int ip_len = sroce_icrc_ip_hdr_len(ip, len);
 	unsigned int hdrs = ip_len + sizeof(struct udphdr) + SROCE_BTH_BYTES;
@@ -95,13 +96,14 @@ int sroce_icrc_begin(const void *ip, unsigned int len, u32 *crc)
 	return hdrs;
 }
 
-u32 sroce_icrc_update(u32 crc, const void *data, unsigned int len)
+SROCE_VISIBLE_IF_KUNIT u32 sroce_icrc_update(u32 crc, const void *data,
+					     unsigned int len)
 {
 	return crc32_le(crc, data, len);
 }
 
 /* The ICRC value; store it with put_unaligned_le32(). */
-u32 sroce_icrc_finish(u32 crc)
+SROCE_VISIBLE_IF_KUNIT u32 sroce_icrc_finish(u32 crc)
 {
 	return ~crc;
 }

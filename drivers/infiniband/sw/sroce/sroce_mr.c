@@ -489,6 +489,7 @@ void sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u32 len,
 		      sroce_mr_copy_buf_piece, &b);
 }
 
+#if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
 struct sroce_mr_skb {
 	const struct sk_buff *skb;
 	int offset;
@@ -511,6 +512,7 @@ int sroce_mr_copy_from_skb(struct sroce_mr *mr, u64 va,
 
 	return sroce_mr_walk(mr, va, len, true, sroce_mr_copy_skb_piece, &s);
 }
+#endif
 
 /*
  * The lock makes sroce atomics atomic with respect to each other, as IBA

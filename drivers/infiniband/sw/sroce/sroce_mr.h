@@ -116,13 +116,16 @@ enum sroce_copy_dir {
 void sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u32 len,
 		   enum sroce_copy_dir dir);
 
+#if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
 /*
  * Copy @len bytes of @skb, from @offset, into an already checked range of
- * @mr: the responder places payload straight from the received packet.
- * Return: 0 or skb_copy_bits()'s error.
+ * @mr. Return: 0 or skb_copy_bits()'s error. Nothing calls it yet but its
+ * KUnit case (the responder copies from the linear packet with
+ * sroce_mr_copy()), so only a build with the suites has it.
  */
 int sroce_mr_copy_from_skb(struct sroce_mr *mr, u64 va,
 			   const struct sk_buff *skb, int offset, u32 len);
+#endif
 
 /*
  * 8-byte atomic at an already checked, 8-byte aligned @va of @mr.

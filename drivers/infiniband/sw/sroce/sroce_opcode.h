@@ -10,6 +10,7 @@
 #ifndef SROCE_OPCODE_H
 #define SROCE_OPCODE_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 /* Header sizes in bytes (IBA vol. 1, chapter 9). */

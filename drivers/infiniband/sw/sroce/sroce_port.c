@@ -36,7 +36,7 @@ enum ib_mtu sroce_mtu_for_netdev_mtu(unsigned int netdev_mtu)
 }
 
 /* Traffic flows only when the netdev is administratively and operationally up. */
-enum ib_port_state sroce_port_state(struct sroce_dev *sdev)
+static enum ib_port_state sroce_port_state(struct sroce_dev *sdev)
 {
 	struct net_device *ndev = sdev->ndev;
 

@@ -68,10 +68,14 @@ bool sroce_resp_rcv_unsupported(struct sroce_qp *qp, const struct sroce_hdrs *h)
 bool sroce_resp_send_reads_locked(struct sroce_qp *qp, int *budget);
 void sroce_rq_flush_locked(struct sroce_qp *qp);
 void sroce_resp_reset_locked(struct sroce_qp *qp);
+
+#if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
+/* Static without the KUnit suites (SROCE_VISIBLE_IF_KUNIT). */
 struct sroce_rd_res *sroce_resp_new_rd_res(struct sroce_qp *qp);
 bool sroce_resp_dup_read_matches(const struct sroce_rd_res *res, u32 psn,
 				 const struct sroce_reth *reth, u32 mtu);
 struct sroce_rd_res *sroce_resp_find_rd_res(struct sroce_qp *qp, u32 psn,
 					    u32 *pos);
+#endif
 
 #endif /* SROCE_PROTO_H */

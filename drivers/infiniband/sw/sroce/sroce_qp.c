@@ -482,6 +482,24 @@ static int sroce_qp_current_state(struct sroce_qp *qp, struct ib_qp_attr *attr,
 }
 
 /**
+ * sroce_qp_state_transition_valid - may a QP go from @cur to @next?
+ * @cur: current state
+ * @next: requested state
+ * @mask: IB_QP_* attributes given with the transition
+ *
+ * The IBA transition table (required and optional attributes per
+ * transition) for RC QPs, as ib_core encodes it; sroce supports all of it.
+ */
+SROCE_VISIBLE_IF_KUNIT bool
+sroce_qp_state_transition_valid(enum ib_qp_state cur, enum ib_qp_state next,
+				int mask)
+{
+	if (cur > IB_QPS_ERR || next > IB_QPS_ERR)
+		return false;
+	return ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask);
+}
+
+/**
  * sroce_qp_commit_modify_locked - apply a checked modify_qp, or nothing
  * @qp: the QP; qp->lock held
  * @attr: the attributes modify_qp was given
@@ -499,11 +517,11 @@ static int sroce_qp_current_state(struct sroce_qp *qp, struct ib_qp_attr *attr,
  *
  * Return: 0, or -EINVAL if the transition is no longer legal.
  */
-int sroce_qp_commit_modify_locked(struct sroce_qp *qp,
-				  const struct ib_qp_attr *attr, int mask,
-				  enum ib_qp_state cur, enum ib_qp_state next,
-				  const struct sroce_av *av,
-				  struct sroce_rd_res **rd_res)
+SROCE_VISIBLE_IF_KUNIT int
+sroce_qp_commit_modify_locked(struct sroce_qp *qp, const struct ib_qp_attr *attr,
+			      int mask, enum ib_qp_state cur,
+			      enum ib_qp_state next, const struct sroce_av *av,
+			      struct sroce_rd_res **rd_res)
 {
 	lockdep_assert_held(&qp->lock);
 	if (qp->state != cur &&
@@ -565,23 +583,6 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	err = sroce_modify_qp_serialised(qp, attr, mask);
 	mutex_unlock(&qp->modify_mutex);
 	return err;
-}
-
-/**
- * sroce_qp_state_transition_valid - may a QP go from @cur to @next?
- * @cur: current state
- * @next: requested state
- * @mask: IB_QP_* attributes given with the transition
- *
- * The IBA transition table (required and optional attributes per
- * transition) for RC QPs, as ib_core encodes it; sroce supports all of it.
- */
-bool sroce_qp_state_transition_valid(enum ib_qp_state cur,
-				     enum ib_qp_state next, int mask)
-{
-	if (cur > IB_QPS_ERR || next > IB_QPS_ERR)
-		return false;
-	return ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask);
 }
 
 /*

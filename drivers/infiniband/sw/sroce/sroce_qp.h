@@ -298,6 +298,9 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+
+#if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
+/* Static without the KUnit suites (SROCE_VISIBLE_IF_KUNIT). */
 bool sroce_qp_state_transition_valid(enum ib_qp_state cur,
 				     enum ib_qp_state next, int mask);
 int sroce_qp_commit_modify_locked(struct sroce_qp *qp,
@@ -305,5 +308,6 @@ int sroce_qp_commit_modify_locked(struct sroce_qp *qp,
 				  enum ib_qp_state cur, enum ib_qp_state next,
 				  const struct sroce_av *av,
 				  struct sroce_rd_res **rd_res);
+#endif
 
 #endif /* SROCE_QP_H */

@@ -319,7 +319,8 @@ static enum sroce_resp_result sroce_resp_write_op(struct sroce_qp *qp,
  *
  * Return: the cleared slot, or NULL if the QP has no IRD resources.
  */
-struct sroce_rd_res *sroce_resp_new_rd_res(struct sroce_qp *qp)
+SROCE_VISIBLE_IF_KUNIT struct sroce_rd_res *
+sroce_resp_new_rd_res(struct sroce_qp *qp)
 {
 	struct sroce_rd_res *res;
 
@@ -533,8 +534,8 @@ static bool sroce_resp_qp_receives(const struct sroce_qp *qp)
  *
  * Return: the resource, or NULL (the duplicate is dropped, IBA 9.7.5.1.1).
  */
-struct sroce_rd_res *sroce_resp_find_rd_res(struct sroce_qp *qp, u32 psn,
-					    u32 *pos)
+SROCE_VISIBLE_IF_KUNIT struct sroce_rd_res *
+sroce_resp_find_rd_res(struct sroce_qp *qp, u32 psn, u32 *pos)
 {
 	u32 n = min(qp->rd_res_tail, qp->rd_res_count), i;
 
@@ -566,8 +567,9 @@ struct sroce_rd_res *sroce_resp_find_rd_res(struct sroce_qp *qp, u32 psn,
  *
  * Return: true if the duplicate asks for exactly the rest of @res from @psn.
  */
-bool sroce_resp_dup_read_matches(const struct sroce_rd_res *res, u32 psn,
-				 const struct sroce_reth *reth, u32 mtu)
+SROCE_VISIBLE_IF_KUNIT bool
+sroce_resp_dup_read_matches(const struct sroce_rd_res *res, u32 psn,
+			    const struct sroce_reth *reth, u32 mtu)
 {
 	s32 pkts = sroce_psn_diff(psn, res->first_psn);
 	u64 offset = (u64)pkts * mtu;

@@ -40,11 +40,6 @@ static const struct rdma_stat_desc sroce_stat_descs[SROCE_NUM_STATS] = {
 	[SROCE_STAT_RCVD_DUP_READ_MISMATCH].name = "rcvd_dup_read_mismatch",
 };
 
-const char *sroce_stat_name(enum sroce_stat s)
-{
-	return s < SROCE_NUM_STATS ? sroce_stat_descs[s].name : NULL;
-}
-
 int sroce_stats_init(struct sroce_dev *sdev)
 {
 	sdev->stats = alloc_percpu(struct sroce_stats);
@@ -58,7 +53,7 @@ void sroce_stats_free(struct sroce_dev *sdev)
 }
 
 /* Sum over every CPU that may ever have counted; u64 loads do not tear. */
-u64 sroce_stat_read(struct sroce_dev *sdev, enum sroce_stat s)
+SROCE_VISIBLE_IF_KUNIT u64 sroce_stat_read(struct sroce_dev *sdev, enum sroce_stat s)
 {
 	u64 sum = 0;
 	int cpu;

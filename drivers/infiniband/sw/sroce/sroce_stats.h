@@ -80,8 +80,11 @@ struct rdma_hw_stats;
 
 int sroce_stats_init(struct sroce_dev *sdev);
 void sroce_stats_free(struct sroce_dev *sdev);
+
+#if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
+/* Static without the KUnit suites (SROCE_VISIBLE_IF_KUNIT). */
 u64 sroce_stat_read(struct sroce_dev *sdev, enum sroce_stat s);
-const char *sroce_stat_name(enum sroce_stat s);
+#endif
 
 /* ib_device_ops */
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,

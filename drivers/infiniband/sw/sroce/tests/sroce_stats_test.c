@@ -5,37 +5,53 @@
 #include <kunit/test.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <rdma/ib_verbs.h>
 
 #include "sroce_stats.h"
+
+/* The counter set ib_core gets from sroce_alloc_hw_port_stats(). */
+static struct rdma_hw_stats *sroce_stats_test_descs(struct kunit *test)
+{
+	struct rdma_hw_stats *stats = sroce_alloc_hw_port_stats(NULL, 1);
+
+	KUNIT_ASSERT_NOT_NULL(test, stats);
+	KUNIT_EXPECT_EQ(test, stats->num_counters, SROCE_NUM_STATS);
+	return stats;
+}
 
 /* ib_core makes a sysfs file of each name: all set, distinct, file-safe. */
 static void sroce_stat_names_complete_and_distinct(struct kunit *test)
 {
+	struct rdma_hw_stats *stats = sroce_stats_test_descs(test);
 	int s, t;
 
 	for (s = 0; s < SROCE_NUM_STATS; s++) {
-		const char *name = sroce_stat_name(s);
+		const char *name = stats->descs[s].name;
 
 		KUNIT_ASSERT_NOT_NULL_MSG(test, name, "counter %d has no name", s);
 		KUNIT_EXPECT_EQ_MSG(test, strspn(name, "abcdefghijklmnopqrstuvwxyz_"),
 				    strlen(name), "bad name %s", name);
 		for (t = 0; t < s; t++)
-			KUNIT_EXPECT_STRNEQ(test, name, sroce_stat_name(t));
+			KUNIT_EXPECT_STRNEQ(test, name, stats->descs[t].name);
 	}
-	KUNIT_EXPECT_NULL(test, sroce_stat_name(SROCE_NUM_STATS));
+	rdma_free_hw_stats_struct(stats);
 }
 
 /* The names other code and the docs rely on sit at their enum values. */
 static void sroce_stat_names_match_enum(struct kunit *test)
 {
-	KUNIT_EXPECT_STREQ(test, sroce_stat_name(SROCE_STAT_SENT_PKTS), "sent_pkts");
-	KUNIT_EXPECT_STREQ(test, sroce_stat_name(SROCE_STAT_OUT_OF_SEQUENCE),
+	struct rdma_hw_stats *stats = sroce_stats_test_descs(test);
+	const struct rdma_stat_desc *d = stats->descs;
+
+	KUNIT_EXPECT_STREQ(test, d[SROCE_STAT_SENT_PKTS].name, "sent_pkts");
+	KUNIT_EXPECT_STREQ(test, d[SROCE_STAT_OUT_OF_SEQUENCE].name,
 			   "out_of_sequence");
-	KUNIT_EXPECT_STREQ(test, sroce_stat_name(SROCE_STAT_DOORBELLS_ELIDED),
+	KUNIT_EXPECT_STREQ(test, d[SROCE_STAT_DOORBELLS_ELIDED].name,
 			   "doorbells_elided");
-	KUNIT_EXPECT_STREQ(test, sroce_stat_name(SROCE_STAT_SEND_ERR), "send_err");
-	KUNIT_EXPECT_STREQ(test, sroce_stat_name(SROCE_STAT_LOCAL_SEGMENTS),
+	KUNIT_EXPECT_STREQ(test, d[SROCE_STAT_SEND_ERR].name, "send_err");
+	KUNIT_EXPECT_STREQ(test, d[SROCE_STAT_LOCAL_SEGMENTS].name,
 			   "local_segments");
+	rdma_free_hw_stats_struct(stats);
 }
 
 static struct sroce_dev *sroce_stats_test_dev(struct kunit *test)
