@@ -101,6 +101,9 @@ boot() {
 		-kernel "$OUT/bzImage" -initrd "$OUT/initramfs.cpio.gz" \
 		-append "console=ttyS0 ignore_loglevel oops=panic panic=-1 printk.devkmsg=on kasan_multi_shot" \
 		< /dev/null || rc=$?
+	# QEMU writes CRLF, and nothing if it never started.
+	touch "$console"
+	sed -i 's/\r$//' "$console"
 	echo "$rc"
 }
 
@@ -110,22 +113,17 @@ boot() {
 # run.boot's detail says it happened. Sets QEMU_RC (the last boot's) and
 # FIRST_BOOT; no subshell, or FIRST_BOOT would be lost.
 boot_until_insmod() {
-	local console=$1 rc last
+	local console=$1 last
 
 	rm -f "$console" "$console.first"
-	rc=$(boot "$console")
-	touch "$console"
-	sed -i 's/\r$//' "$console"
-	QEMU_RC=$rc
+	QEMU_RC=$(boot "$console")
 	has_marker "$console" insmod-begin && return
 	last=$(grep -v '^\s*$' "$console" | tail -n 1 | sed 's/^\[ *[0-9.]*\] //' | cut -c1-160)
-	log "the guest never reached insmod (qemu rc $rc), last line: $last; booting again"
+	log "the guest never reached insmod (qemu rc $QEMU_RC), last line: $last; booting again"
 	tail -n 15 "$console" | sed 's/^/  | /' >&2
 	mv "$console" "$console.first"
-	FIRST_BOOT="the first boot never reached insmod (qemu rc $rc: ${last:-no output}), see $console.first"
+	FIRST_BOOT="the first boot never reached insmod (qemu rc $QEMU_RC: ${last:-no output}), see $console.first"
 	QEMU_RC=$(boot "$console")
-	touch "$console"
-	sed -i 's/\r$//' "$console"
 }
 
 # Print the value of the last "SROCE-KUNIT: <key>=<value>" marker.
