@@ -9,7 +9,8 @@
 #   vm-run        --judge of console logs made like guest-init.sh's: a failing
 #                 script, a splat, a skip, a hang, a guest that died, ...,
 #                 and of shared boots (--group: one verdict per case)
-#   run-suite.sh  a full-only test is a SKIP, an unknown one a FAIL, #expect
+#   run-suite.sh  a full-only test is a SKIP, an unknown one a FAIL, #expect;
+#                 matrix.tsv: well-formed rows, cases boot like scripts
 #   check.sh      runner() on runners that lie, our_warnings(), step()
 # --vm KVER adds two real boots (tests/vm/selftests/fail.sh splat, ~15 s; a
 # shared boot of four cases, ~30 s): the guest side of what vm-run judges,
@@ -35,7 +36,7 @@ CASES=(report_sample report_no_file report_empty_file report_all_pass
 	judge_guest_timeout judge_died judge_foreign_nonce judge_two_hosts
 	judge_group judge_group_boot_splat judge_group_died judge_group_unclean
 	judge_group_two_hosts
-	run_suite_full_only runner_lies runner_silent runner_absent runner_fail
+	run_suite_full_only run_suite_matrix matrix_table runner_lies runner_silent runner_absent runner_fail
 	runner_ok warnings_ours warnings_not_ours step_warning_fails)
 
 result() {
@@ -395,6 +396,43 @@ t_run_suite_full_only() {
 	want=$(printf '#expect\tvm-selftest\t3\nvm-selftest\tlong\tSKIP\tfull-only (make check-full)\nvm-selftest\tshared\tFAIL\tvm-run --group wrote no verdict (exit 2)\nvm-selftest\tno-such-test\tFAIL\tno such test')
 	[ "$rc" = 1 ] || { echo "exit $rc, want 1"; return 1; }
 	[ "$(cat "$out")" = "$want" ] || { echo "wrote: $(cat "$out")"; return 1; }
+}
+
+# A matrix.tsv case is a test like a script: its generated script carries
+# the row's header lines (hosts, timeout, full-only for tier full).
+t_run_suite_matrix() {
+	local out=$WORK/matrix.tsv dir=$WORK/matrix want script
+
+	: > "$out"
+	SROCE_MATRIX_DIR=$dir SROCE_RESULTS=$out "$TOP/tests/vm/run-suite.sh" --kernel selftest \
+		loopback-pingpong-full two-hosts-write-bw > /dev/null 2>&1
+	want=$(printf '#expect\tvm-selftest\t2\nvm-selftest\tloopback-pingpong-full\tSKIP\tfull-only (make check-full)\nvm-selftest\ttwo-hosts-write-bw\tFAIL\tvm-run --group wrote no verdict (exit 2)')
+	[ "$(cat "$out")" = "$want" ] || { echo "wrote: $(cat "$out")"; return 1; }
+	script=$dir/two-hosts-write-bw.sh
+	for want in '# boot: shared' '# hosts: 2' '# timeout: 600' \
+		'exec bash "$SROCE_TOP/tests/vm/matrix.bash" two-hosts-write-bw "$@"'; do
+		grep -qxF "$want" "$script" || { echo "$script lacks '$want'"; return 1; }
+	done
+	grep -qx '# full-only' "$dir/loopback-pingpong-full.sh" ||
+		{ echo "loopback-pingpong-full.sh is not full-only"; return 1; }
+}
+
+# Every row of matrix.tsv is well-formed and its name unique, tells its
+# topology, and is no script's name too.
+t_matrix_table() {
+	awk -v tests="$TOP/tests/vm/tests" '
+		/^#/ || !NF { next }
+		function bad(why) { printf "row %d (%s): %s; ", NR, $1, why; err = 1 }
+		NF != 9 { bad(NF " fields, want 9") }
+		seen[$1]++ { bad("name twice") }
+		$2 !~ /^[12]$/ { bad("hosts " $2) }
+		$3 !~ /^[0-9]+$/ { bad("timeout " $3) }
+		$4 != "check" && $4 != "full" { bad("tier " $4) }
+		$5 !~ /^(ib_(write|read|send|atomic)_(bw|lat)|ibv_rc_pingpong)$/ { bad("tool " $5) }
+		($6 == "loopback") != ($2 == 1) || ($6 != "loopback" && $6 != "two_hosts") { bad($6 " with hosts " $2) }
+		index($1, ($2 == 1 ? "loopback-" : "two-hosts-")) != 1 { bad("name does not say " $6) }
+		(getline line < (tests "/" $1 ".sh")) > 0 { bad("also tests/vm/tests/" $1 ".sh") }
+		END { exit err }' "$TOP/tests/vm/matrix.tsv"
 }
 
 # ---- check.sh ----

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Helpers for the RC data-path scripts (tests/vm/tests/*.sh), sourced after
-# tests/vm/lib.sh inside the guest:
+# Helpers for the RC data-path scripts (tests/vm/tests/*.sh and the cases of
+# tests/vm/matrix.tsv), sourced after tests/vm/lib.sh inside the guest:
 #   . "$SROCE_TOP/tests/vm/lib.sh"
 #   . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 #   rdma_setup "$@"
@@ -11,7 +11,7 @@
 # Provider: sroce (default: sroce0 on eth0 through $RDMAV_DRIVERS) or rxe
 # (rxe0 on eth0 through the system's librxe), chosen by the script's first
 # argument or $SROCE_TEST_PROVIDER:
-#   tests/vm/vm-run tests/vm/tests/loopback-send-bw.sh rxe
+#   tests/vm/vm-run tests/vm/matrix.bash loopback-send-bw rxe
 # rxe runs the same scripts against a working RDMA device: it proves the
 # scripts themselves while the sroce data path is being written.
 #

@@ -3,9 +3,10 @@
 #
 # run-suite.sh --kernel KVER|debug [--full] [TEST...]
 #
-# Run every tests/vm/tests/*.sh (or the named ones) in its own VM, or with
-# the others marked "# boot: shared" in one, and append one result line per
-# script to $SROCE_RESULTS (default build/results.tsv):
+# Run every tests/vm/tests/*.sh and every case of tests/vm/matrix.tsv (or
+# the named ones) in its own VM, or with the others marked "# boot: shared"
+# in one, and append one result line per test to $SROCE_RESULTS (default
+# build/results.tsv):
 #     vm-<KVER>\t<test>\t<PASS|FAIL|SKIP>\t<detail>
 # It first appends "#expect\tvm-<KVER>\t<number of tests>" (report.sh fails
 # the suite if fewer lines follow: a run that died part-way) and a
@@ -25,7 +26,11 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
+# shellcheck source=tests/vm/matrix.bash
+. "$HERE/matrix.bash"
 RESULTS=${SROCE_RESULTS:-$TOP/build/results.tsv}
+# The scripts standing for matrix.tsv's cases (matrix_script).
+MATRIX_DIR=${SROCE_MATRIX_DIR:-$TOP/build/vm/matrix}
 KERNEL='' FULL=0 TESTS=() FAILED=0
 
 usage() {
@@ -45,6 +50,7 @@ parse_args() {
 	[ -n "$KERNEL" ] || usage
 	if [ ${#TESTS[@]} = 0 ]; then
 		TESTS=("$HERE"/tests/*.sh)
+		mapfile -t -O ${#TESTS[@]} TESTS < <(matrix_names)
 	fi
 }
 
@@ -65,7 +71,30 @@ test_path() {
 	[ -f "$t" ] && { realpath "$t"; return; }
 	t=$(basename "$t" .sh)
 	[ -f "$HERE/tests/$t.sh" ] && { echo "$HERE/tests/$t.sh"; return; }
-	return 1
+	matrix_script "$t"
+}
+
+# matrix_script NAME: the path of a script that runs matrix case NAME, its
+# header lines made from the row, so the case boots like any other test.
+# Written to a temporary name first: two suites (check.sh) may write it at
+# once.
+matrix_script() {
+	local name=$1 row hosts timeout tier tmp
+
+	row=$(matrix_row "$name") || return 1
+	read -r hosts timeout tier _ <<< "$row"
+	mkdir -p "$MATRIX_DIR" || return 1
+	tmp=$(mktemp "$MATRIX_DIR/.$name.XXXXXX") || return 1
+	{
+		echo '#!/bin/bash'
+		echo "# Made by tests/vm/run-suite.sh from tests/vm/matrix.tsv; edit the table."
+		echo '# boot: shared'
+		echo "# hosts: $hosts"
+		echo "# timeout: $timeout"
+		[ "$tier" != full ] || echo '# full-only'
+		echo "exec bash \"\$SROCE_TOP/tests/vm/matrix.bash\" $name \"\$@\""
+	} > "$tmp"
+	mv -f "$tmp" "$MATRIX_DIR/$name.sh" && echo "$MATRIX_DIR/$name.sh"
 }
 
 # A full-only test outside --full.
