@@ -12,8 +12,9 @@
 #   run-suite.sh  a full-only test is a SKIP, an unknown one a FAIL, #expect;
 #                 matrix.tsv: well-formed rows, cases boot like scripts
 #   check.sh      runner() on runners that lie, our_warnings(), step()
-# --vm KVER adds two real boots (tests/vm/selftests/fail.sh splat, ~15 s; a
-# shared boot of four cases, ~30 s): the guest side of what vm-run judges,
+# --vm KVER adds three real boots (tests/vm/selftests/fail.sh splat, ~15 s; a
+# shared boot of four cases, ~30 s; two hosts of which one leaves, ~25 s):
+# the guest side of what vm-run judges,
 # which samples cannot vouch for; and a fake boot (a stub QEMU) that must
 # wait for vCPU slots another run holds.
 # Appends "harness\t<case>\tPASS|FAIL\t<why>" to $SROCE_RESULTS (default:
@@ -577,6 +578,22 @@ run_case() {
 	fi
 }
 
+# Two hosts, one leaves: the other's exchange, inside $(...), must fail
+# with its reason in the verdict (before, the reason went into the captured
+# output and the verdict said only "exit 1"), and a barrier before it counts
+# as the test's first exchange (before, $(...) lost the count: port 20000).
+t_vm_peer_lost() {
+	local last rc
+
+	"$TOP/tests/vm/vm-run" --kernel "$VM_KERNEL" --hosts 2 --timeout 90 \
+		"$TOP/tests/vm/selftests/peer-lost.sh" > "$WORK/peer.out" 2>&1
+	rc=$?
+	last=$(tail -n 1 "$WORK/peer.out")
+	[ "$rc" = 1 ] || { echo "exit $rc, want 1: $last"; return 1; }
+	grep -q 'FAIL (host0: exit 1: peer did not reach exchange 20001)' <<< "$last" ||
+		{ echo "verdict: $last"; return 1; }
+}
+
 # A boot waits while other runs hold every vCPU slot, and goes once one is
 # free. The QEMU is a stub that prints the exit marker vm-run waits for.
 t_vm_slots_wait() {
@@ -610,7 +627,7 @@ main() {
 	local c
 
 	case "${1:-}" in
-	--vm) VM_KERNEL=${2:?--vm KVER}; CASES+=(vm_boot_splat vm_boot_group vm_slots_wait) ;;
+	--vm) VM_KERNEL=${2:?--vm KVER}; CASES+=(vm_boot_splat vm_boot_group vm_peer_lost vm_slots_wait) ;;
 	'') ;;
 	*) echo "usage: selftest.sh [--vm KVER]" >&2; exit 2 ;;
 	esac

@@ -10,6 +10,8 @@ set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # shellcheck source=/dev/null
 . "$1"
+# shellcheck source=tests/vm/peer.bash
+. "$SROCE_TOP/tests/vm/peer.bash"
 
 # Prefixed with the uptime, like the kernel lines around it.
 # No program: under TCG each exec costs ~0.1-0.3 s and a shared boot says a lot.
@@ -307,24 +309,15 @@ run_case() {
 }
 
 # peer_meet K NAME SECONDS: two hosts start case K together, each once its
-# own cleanup is done: both listen on TCP port 19000+K and send NAME to the
-# peer's (lib.sh's peer_exchange uses 20000+). Fails if the peer has not
-# come within SECONDS or came to another case.
+# own cleanup is done: they swap NAME on TCP port 19000+K (lib.sh's
+# peer_exchange uses 20000+). Fails if the peer has not come within SECONDS
+# or came to another case.
 peer_meet() {
-	local port=$((19000 + $1)) deadline=$((SECONDS + $3)) inbox=/run/sroce/meet.$1 lpid got=''
-
-	busybox nc -l -p "$port" > "$inbox" &
-	lpid=$!
-	until timeout 10 bash -c "echo '$2' > /dev/tcp/$SROCE_PEER_IP/$port" 2> /dev/null; do
-		[ $SECONDS -lt $deadline ] || break
-		sleep 0.2
-	done
-	while kill -0 "$lpid" 2> /dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
-	kill "$lpid" 2> /dev/null
-	wait "$lpid" 2> /dev/null
-	read -r got < "$inbox"
-	rm -f "$inbox"
-	[ "$got" = "$2" ] || { say "peer met at case '$got', not $2"; return 1; }
+	if ! peer_swap $((19000 + $1)) "$2" "$3"; then
+		say "$PEER_ERROR"
+		return 1
+	fi
+	[ "$PEER_LINE" = "$2" ] || { say "peer met at case '$PEER_LINE', not $2"; return 1; }
 }
 
 # The kernel's crypto RNG (drbg, ansi_cprng and their hashes, and the

@@ -6,9 +6,10 @@
 # SROCE_IP and SROCE_PEER_IP. Exit 0 = pass, 77 = skip, else fail; fail and
 # skip exit at once, so a script reads top to bottom as its list of checks.
 set -euo pipefail
+# shellcheck source=tests/vm/peer.bash
+. "$SROCE_TOP/tests/vm/peer.bash"
 
 TEST_NAME=$(basename "$0" .sh)
-BARRIER_SEQ=0
 # Default wait for things that should happen "at once". Generous: the debug
 # kernel (KASAN, lockdep) under TCG on a busy host is 10x slower, and a long
 # wait only costs time when the test fails anyway.
@@ -135,26 +136,22 @@ wait_peer() {
 
 # peer_exchange VALUE [SECONDS]: send VALUE (one line) to the peer, print the
 # peer's. Both hosts must call it the same number of times in the same order:
-# the n-th call uses TCP port 20000+n. Doubles as a barrier.
-peer_exchange() {
-	local port=$((20000 + BARRIER_SEQ)) deadline=$((SECONDS + ${2:-60}))
-	local inbox=/tmp/peer-exchange.$BARRIER_SEQ lpid
+# the n-th call of a test uses TCP port 20000+n. Doubles as a barrier. Called
+# in $(...) as a rule, so the count lives in a file (a subshell's variable
+# would not count; guest-init.sh's cleanup removes it after each test) and a
+# lost peer is reported on stderr, which the caller does not capture.
+PEER_SEQ_FILE=/tmp/.sroce-peer-seq
 
-	BARRIER_SEQ=$((BARRIER_SEQ + 1))
-	busybox nc -l -p "$port" > "$inbox" &
-	lpid=$!
-	# A refused connection returns at once; the timeout only bounds a hung
-	# one. Generous: killing a send that got through but was slow to exit
-	# (a loaded host) would resend to a listener that is gone.
-	until timeout 10 bash -c "echo '$1' > /dev/tcp/$SROCE_PEER_IP/$port" 2> /dev/null; do
-		[ $SECONDS -lt $deadline ] || fail "peer did not reach exchange $port"
-		sleep 0.2
-	done
-	while kill -0 "$lpid" 2> /dev/null; do
-		[ $SECONDS -lt $deadline ] || fail "peer never sent exchange $port"
-		sleep 0.1
-	done
-	head -n 1 "$inbox"
+peer_exchange() {
+	local seq=0
+
+	[ -s "$PEER_SEQ_FILE" ] && read -r seq < "$PEER_SEQ_FILE"
+	echo $((seq + 1)) > "$PEER_SEQ_FILE"
+	if ! peer_swap $((20000 + seq)) "$1" "${2:-60}"; then
+		echo "[$TEST_NAME] FAIL: $PEER_ERROR" >&2
+		exit 1
+	fi
+	echo "$PEER_LINE"
 }
 
 # barrier NAME [SECONDS]: both hosts wait here for each other.
