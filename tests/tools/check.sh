@@ -6,6 +6,7 @@
 # report.sh's tally line; exits with report.sh's status.
 #
 #   (default)  sroce.ko for every kernel from kernels.sh + the provider,
+#              make install and dkms build for each (install-test.sh),
 #              provider unit tests, KUnit, the VM suite on each kernel of
 #              kernels.sh --test (the others are SKIP lines saying why)
 #   --full     the same, with the VM suite's full-only tests
@@ -195,6 +196,9 @@ check_stock() {
 	step verbs-test make -j"$(nproc)" -C "$TOP/tests/verbs" --no-print-directory O="$TOP/build/verbs"
 	step wire-judge-selftest python3 "$TOP/tests/tools/roce_pcap_check.py" --selftest
 	step kernels-selftest bash "$TOP/tests/tools/kernels-selftest.sh"
+	phase install
+	# shellcheck disable=SC2086 # one word a kernel
+	runner install "$TOP/tests/tools/install-test.sh" $kernels
 	phase harness
 	harness_selftest "$(head -n 1 <<< "$tested")"
 	phase provider

@@ -17,7 +17,7 @@ PACKAGES=(
 	kmod cpio xz-utils zstd busybox-static qemu-system-x86 iproute2
 	rdma-core ibverbs-utils libibverbs-dev librdmacm-dev ibverbs-providers
 	perftest rdmacm-utils python3-pyverbs tshark sparse
-	linux-source-6.1 python3 python3-matplotlib
+	linux-source-6.1 python3 python3-matplotlib dkms
 )
 
 log() { echo "setup: $*"; }
