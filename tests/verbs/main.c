@@ -41,7 +41,7 @@ struct config {
 
 static const struct vt_case *const tables[] = {
 	vt_ops_cases, vt_ex_cases, vt_object_cases, vt_error_cases, vt_scale_cases,
-	vt_on_request_cases,
+	vt_on_request_cases, vt_limit_cases,
 };
 
 #define for_each_case(c, i) \
@@ -69,14 +69,19 @@ static bool matches(const char *const *patterns, int n, const char *name)
 	return false;
 }
 
-static bool on_request(const struct vt_case *c)
+static bool in_table(const struct vt_case *table, const struct vt_case *c)
 {
 	const struct vt_case *r;
 
-	for (r = vt_on_request_cases; r->name; r++)
+	for (r = table; r->name; r++)
 		if (r == c)
 			return true;
 	return false;
+}
+
+static bool on_request(const struct vt_case *c)
+{
+	return in_table(vt_on_request_cases, c) || in_table(vt_limit_cases, c);
 }
 
 static bool selected(const struct config *cfg, const struct vt_case *c)

@@ -96,6 +96,8 @@ extern const struct vt_case vt_error_cases[];
 extern const struct vt_case vt_scale_cases[];
 /* Cases that need a network the caller prepared: run only when --only names them. */
 extern const struct vt_case vt_on_request_cases[];
+/* Cases that fill the device to its limits (limits.c): also only when --only names them. */
+extern const struct vt_case vt_limit_cases[];
 
 /* main.c */
 int vt_fail(struct vt *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

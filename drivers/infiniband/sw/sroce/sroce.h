@@ -25,6 +25,7 @@ struct sroce_stats;
  *	protected by sroce_devices_lock, which the netdev notifier takes
  * @num_pd: protection domains alive, bounded by SROCE_MAX_PD
  * @num_cq: completion queues alive, bounded by SROCE_MAX_CQ
+ * @num_qp: queue pairs alive, bounded by SROCE_MAX_QP
  * @mr_table: registered memory regions by key
  * @tx: the transmit thread and the QPs it serves
  * @net_ref: holds a reference on the shared RoCEv2 sockets
@@ -38,6 +39,7 @@ struct sroce_dev {
 	enum ib_port_state reported_port_state;
 	atomic_t num_pd;
 	atomic_t num_cq;
+	atomic_t num_qp;
 	struct sroce_mr_table mr_table;
 	struct sroce_tx tx;
 	bool net_ref;
@@ -51,6 +53,26 @@ struct sroce_ucontext {
 struct sroce_pd {
 	struct ib_pd ibpd;
 };
+
+/*
+ * Count one more object against a device limit (num_pd, num_cq, num_qp):
+ * the limits ibv_query_device advertises are the ones enforced, and they
+ * bound what one process can make the kernel allocate.
+ * Return: 0, or -ENOMEM with the count unchanged if @max are alive.
+ */
+static inline int sroce_obj_count_get(atomic_t *count, int max)
+{
+	if (atomic_inc_return(count) > max) {
+		atomic_dec(count);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static inline void sroce_obj_count_put(atomic_t *count)
+{
+	atomic_dec(count);
+}
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
 {

@@ -38,16 +38,12 @@ static int sroce_cq_check_attr(struct ib_device *ibdev,
 /* Bound the number of CQs, and with it the ring memory one process pins. */
 static int sroce_cq_count_get(struct sroce_dev *sdev)
 {
-	if (atomic_inc_return(&sdev->num_cq) > SROCE_MAX_CQ) {
-		atomic_dec(&sdev->num_cq);
-		return -ENOMEM;
-	}
-	return 0;
+	return sroce_obj_count_get(&sdev->num_cq, SROCE_MAX_CQ);
 }
 
 static void sroce_cq_count_put(struct sroce_dev *sdev)
 {
-	atomic_dec(&sdev->num_cq);
+	sroce_obj_count_put(&sdev->num_cq);
 }
 
 static int sroce_cq_respond(const struct sroce_queue *ring,

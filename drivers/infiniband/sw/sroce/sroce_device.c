@@ -131,6 +131,7 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	INIT_LIST_HEAD(&sdev->list);
 	atomic_set(&sdev->num_pd, 0);
 	atomic_set(&sdev->num_cq, 0);
+	atomic_set(&sdev->num_qp, 0);
 	sdev->ndev = ndev;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	sroce_dev_init_ibdev(sdev);

@@ -228,9 +228,13 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_qp_check_init(init, udata);
 	if (err)
 		return err;
-	err = sroce_qp_alloc_handle(qp);
+	/* max_qp as advertised: QPs past it fail before allocating anything. */
+	err = sroce_obj_count_get(&to_sdev(ibqp->device)->num_qp, SROCE_MAX_QP);
 	if (err)
 		return err;
+	err = sroce_qp_alloc_handle(qp);
+	if (err)
+		goto err_count_put;
 	sroce_qp_init_state(qp, init);
 	err = sroce_qp_alloc_queues(qp, &init->cap);
 	if (err)
@@ -265,6 +269,8 @@ err_free:
 	sroce_qp_free_memory(qp);
 	/* Never published: no lookup can hold it. */
 	kfree(qp->handle);
+err_count_put:
+	sroce_obj_count_put(&to_sdev(ibqp->device)->num_qp);
 	return err;
 }
 
@@ -657,6 +663,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_qp_free_memory(qp);
 	/* A lookup may still be reading the handle; ib_core frees @qp now. */
 	kfree_rcu(qp->handle, rcu);
+	sroce_obj_count_put(&qp->sdev->num_qp);
 	return 0;
 }
 

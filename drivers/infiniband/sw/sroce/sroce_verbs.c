@@ -91,18 +91,12 @@ static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 
 static int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct sroce_dev *sdev = pd_to_sdev(ibpd);
-
-	if (atomic_inc_return(&sdev->num_pd) > SROCE_MAX_PD) {
-		atomic_dec(&sdev->num_pd);
-		return -ENOMEM;
-	}
-	return 0;
+	return sroce_obj_count_get(&pd_to_sdev(ibpd)->num_pd, SROCE_MAX_PD);
 }
 
 static int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	atomic_dec(&pd_to_sdev(ibpd)->num_pd);
+	sroce_obj_count_put(&pd_to_sdev(ibpd)->num_pd);
 	return 0;
 }
 
