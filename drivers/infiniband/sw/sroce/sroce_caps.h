@@ -53,6 +53,18 @@
  */
 #define SROCE_ROCEV2_OVERHEAD		(40 + 8 + 12 + 16 + 4 + 4)
 
+/*
+ * Allocation flags for kernel memory whose size a process chooses through
+ * the caps above (rings, per-WQE arrays, MR page arrays, IRD rings): at
+ * maximum caps one QP asks for ~46 MiB, so it is charged to the caller's
+ * memory cgroup (ACCOUNT) like the process's own memory. RETRY_MAYFAIL: past
+ * memory.max (or what the machine has) the verb fails with -ENOMEM instead
+ * of invoking the OOM killer; NOWARN: a process asking too much is no kernel
+ * problem. Small fixed-size objects use plain GFP_KERNEL_ACCOUNT.
+ */
+#define SROCE_GFP_USER_BULK	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
+				 __GFP_NOWARN)
+
 /* Requester ACK delay exponent reported to peers (4.096 us * 2^n). */
 #define SROCE_LOCAL_CA_ACK_DELAY	15
 

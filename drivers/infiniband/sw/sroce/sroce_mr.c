@@ -95,7 +95,9 @@ static int sroce_mr_fill_pages(struct sroce_mr *mr)
 	unsigned long i = 0;
 
 	mr->npages = ib_umem_num_pages(mr->umem);
-	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	/* 8 bytes per pinned page, sized by the process: charged to it. */
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
+				   SROCE_GFP_USER_BULK);
 	if (!mr->pages)
 		return -ENOMEM;
 
@@ -176,7 +178,7 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (err)
 		return ERR_PTR(err);
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 

@@ -113,11 +113,12 @@ static int sroce_qp_alloc_swqes(struct sroce_qp *qp)
 {
 	u32 depth = qp->sq.depth, i;
 
-	qp->swqes = kvcalloc(depth, sizeof(*qp->swqes), GFP_KERNEL);
+	/* Up to ~14 MiB at maximum caps: charged like the rings. */
+	qp->swqes = kvcalloc(depth, sizeof(*qp->swqes), SROCE_GFP_USER_BULK);
 	qp->sges = kvcalloc(array_size(depth, qp->max_send_sge ?: 1),
-			    sizeof(*qp->sges), GFP_KERNEL);
+			    sizeof(*qp->sges), SROCE_GFP_USER_BULK);
 	qp->inline_buf = kvzalloc(array_size(depth, qp->max_inline ?: 1),
-				  GFP_KERNEL);
+				  SROCE_GFP_USER_BULK);
 	if (!qp->swqes || !qp->sges || !qp->inline_buf)
 		return -ENOMEM;
 	for (i = 0; i < depth; i++) {
@@ -453,7 +454,7 @@ static int sroce_qp_alloc_rd_res(u8 count, struct sroce_rd_res **res)
 	*res = NULL;
 	if (!count)
 		return 0;
-	*res = kcalloc(count, sizeof(**res), GFP_KERNEL);
+	*res = kcalloc(count, sizeof(**res), SROCE_GFP_USER_BULK);
 	return *res ? 0 : -ENOMEM;
 }
 

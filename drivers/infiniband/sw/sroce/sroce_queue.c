@@ -3,7 +3,7 @@
  * sroce_queue.c - rings shared with userspace: allocation, mmap export and
  * the kernel's producer/consumer steps.
  *
- * Memory. A ring is vmalloc memory allocated with GFP_KERNEL_ACCOUNT: it is
+ * Memory. A ring is vmalloc memory allocated with SROCE_GFP_USER_BULK: it is
  * charged to the creating process's memory cgroup (memory.max bounds how
  * many rings a process can pin), and zeroed, so a process never sees stale
  * kernel data. vmalloc_user() would not charge it, and the vmalloc calls
@@ -45,6 +45,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "sroce_caps.h"
 #include "sroce_queue.h"
 
 /* Keeps sroce_queue_available()'s count inside an int. */
@@ -99,14 +100,8 @@ int sroce_queue_init(struct sroce_queue *q, u32 depth, u32 stride)
 	err = sroce_queue_size(depth, stride, &size);
 	if (err)
 		return err;
-	/*
-	 * Charged to the caller's memory cgroup and zeroed (see top of file).
-	 * RETRY_MAYFAIL: a ring past memory.max (or what the machine has)
-	 * fails the verb with -ENOMEM rather than waking the OOM killer;
-	 * NOWARN: a process asking too much is no kernel problem.
-	 */
-	q->hdr = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
-			   __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+	/* Charged to the caller's memory cgroup and zeroed (see top of file). */
+	q->hdr = __vmalloc(size, SROCE_GFP_USER_BULK | __GFP_ZERO);
 	if (!q->hdr)
 		return -ENOMEM;
 	q->entries = (void *)q->hdr + SROCE_RING_ENTRIES_OFFSET;
@@ -148,7 +143,7 @@ int sroce_queue_export(struct sroce_queue *q, struct ib_ucontext *uctx,
 	struct sroce_mmap_entry *entry;
 	int err;
 
-	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL_ACCOUNT);
 	if (!entry)
 		return -ENOMEM;
 	entry->vaddr = q->hdr;
