@@ -5,6 +5,7 @@
  * when --only names them (tests/vm/tests/qp-limit.sh does).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,8 +105,120 @@ free:
 	return rc;
 }
 
+/* --- the transmit thread's cost with idle QPs --------------------------- */
+
+#define IDLE_QPS	8192
+#define BUSY_ROUNDS	32
+#define BUSY_BATCH	32	/* WRITEs in flight per round */
+#define BUSY_LEN	64
+/* QPs one pass may visit here: the busy pair, and slack for walks besides passes. */
+#define MAX_VISITS_PER_PASS	64
+
+/* An sroce hw counter of the device's port; -1 (reason set) if unreadable. */
+static long long hw_counter(struct vt *t, const char *name)
+{
+	char path[256];
+	long long v;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/hw_counters/%s",
+		 ibv_get_device_name(t->dev->ctx->device), t->dev->port, name);
+	f = fopen(path, "r");
+	if (!f)
+		return vt_fail(t, "%s: %s", path, strerror(errno));
+	ok = fscanf(f, "%lld", &v) == 1;
+	fclose(f);
+	return ok ? v : vt_fail(t, "%s: no number", path);
+}
+
+static int busy_rounds(struct vt *t, struct vt_ep *ep, const struct vt_buf *b)
+{
+	int round, i;
+
+	for (round = 0; round < BUSY_ROUNDS; round++) {
+		for (i = 0; i < BUSY_BATCH; i++) {
+			struct ibv_sge sg = vt_sge(b, (size_t)i * BUSY_LEN, BUSY_LEN);
+			struct ibv_send_wr wr = vt_wr(IBV_WR_RDMA_WRITE, i, &sg, 1,
+						      IBV_SEND_SIGNALED);
+
+			vt_wr_remote(&wr, ep, (uint64_t)i * BUSY_LEN);
+			if (vt_post_send(t, ep, &wr))
+				return -1;
+		}
+		for (i = 0; i < BUSY_BATCH; i++)
+			if (vt_expect_wc(t, ep->scq, i, IBV_WC_SUCCESS, NULL, "WRITE completion"))
+				return -1;
+	}
+	return 0;
+}
+
+/*
+ * IDLE_QPS QPs that never post sit beside one busy pair: the transmit
+ * thread's passes must cost what the busy QPs need, not what the device
+ * holds. Judged by the thread's own counters (tx_qp_visits per tx_passes),
+ * not by time.
+ */
+static int tx_idle_qps_client(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, BUSY_BATCH * BUSY_LEN, IBV_ACCESS_LOCAL_WRITE);
+	long long passes, visits;
+	struct vt_qp_opts o;
+	struct ibv_qp **idle;
+	struct ibv_cq *cq;
+	int made, err, rc = -1;
+	struct vt_ep ep;
+
+	vt_qp_opts_init(t, &o);
+	o.max_send_wr = BUSY_BATCH;
+	cq = vt_cq(t, 1, NULL);
+	idle = calloc(IDLE_QPS, sizeof(*idle));
+	if (!b || !cq || !idle) {
+		free(idle);
+		return vt_fail(t, "setup: %s", strerror(errno));
+	}
+	err = fill_qps(t, cq, idle, IDLE_QPS, &made);
+	if (err) {
+		vt_fail(t, "idle QP %d: %s", made, strerror(err));
+		goto out;
+	}
+	if (vt_ep_create(t, &ep, &o) || vt_ep_link(t, &ep, NULL))
+		goto out;
+	passes = hw_counter(t, "tx_passes");
+	visits = hw_counter(t, "tx_qp_visits");
+	if (passes < 0 || visits < 0 || busy_rounds(t, &ep, b))
+		goto out;
+	passes = hw_counter(t, "tx_passes") - passes;
+	visits = hw_counter(t, "tx_qp_visits") - visits;
+	vt_note(t, "%d idle QPs: %lld transmit passes visited %lld QPs", made, passes, visits);
+	if (passes <= 0)
+		vt_fail(t, "the transmit thread made no pass for %d WRITEs", BUSY_ROUNDS * BUSY_BATCH);
+	else if (visits > passes * MAX_VISITS_PER_PASS)
+		vt_fail(t, "%lld QPs visited in %lld passes beside %d idle QPs: more than %d a pass",
+			visits, passes, made, MAX_VISITS_PER_PASS);
+	else
+		rc = vt_sync(t);
+out:
+	if (destroy_qps(t, idle, made))
+		rc = -1;
+	free(idle);
+	return rc;
+}
+
+static int tx_idle_qps_server(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, BUSY_BATCH * BUSY_LEN, VT_ACCESS_ALL);
+	struct vt_ep ep;
+
+	if (!b || vt_ep_new(t, &ep) || vt_ep_link(t, &ep, b))
+		return -1;
+	return vt_sync(t);
+}
+
 const struct vt_case vt_limit_cases[] = {
 	{ "qp_limit", "QPs up to max_qp: the next fails with ENOMEM; a destroy makes room for one",
 	  qp_limit_client, NULL, NULL },
+	{ "tx_idle_qps", "8192 idle QPs beside one busy pair: the transmit thread's passes visit the busy QPs only",
+	  tx_idle_qps_client, tx_idle_qps_server, NULL },
 	{ NULL },
 };

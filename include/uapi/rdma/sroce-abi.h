@@ -91,8 +91,9 @@ struct sroce_alloc_ucontext_resp {
  * Doorbell elision (SQ)
  * ---------------------
  * While the kernel's transmit thread is polling, it picks up new send WQEs
- * by itself. Before it sleeps it sets SROCE_RING_NEED_WAKEUP in the SQ's
- * flags, issues a full barrier and looks at the producer index once more.
+ * by itself. Before it sleeps, and before it stops polling one QP that has
+ * gone idle, it sets SROCE_RING_NEED_WAKEUP in the SQ's flags, issues a
+ * full barrier and looks at the producer index once more.
  * ibv_post_send stores the producer index, issues a full barrier and reads
  * flags: only if NEED_WAKEUP is set does it ring the doorbell, a write() of
  * IB_USER_VERBS_CMD_POST_SEND with wr_count 0 on the QP. The two full

@@ -585,7 +585,7 @@ void sroce_comp_retry_timeout(struct timer_list *t)
 	if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) {
 		sroce_comp_timeout_locked(qp);
 		WRITE_ONCE(qp->tx_pending, true);
-		sroce_tx_kick(qp->sdev);
+		sroce_tx_kick(qp);
 	}
 	spin_unlock_bh(&qp->lock);
 }

@@ -172,7 +172,7 @@ static void sroce_local_run(struct sroce_local *l, struct sroce_qp *qp)
 {
 	l->passes_left--;
 	if (sroce_req_run(qp) && !sroce_local_defer_run(qp, SROCE_TX_OWN))
-		sroce_tx_kick(qp->sdev);
+		sroce_tx_kick(qp);
 	sroce_qp_put(qp);
 }
 
@@ -261,7 +261,7 @@ static void sroce_local_adopt(struct sroce_local *l, struct sroce_local *from)
 	list_splice_tail_init(&from->senders, &l->senders);
 	while (from->nrun) {
 		qp = from->run[--from->nrun];
-		sroce_tx_kick(qp->sdev);
+		sroce_tx_kick(qp);
 		sroce_qp_put(qp);
 	}
 }

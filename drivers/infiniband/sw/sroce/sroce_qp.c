@@ -254,14 +254,14 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_erase;
 
 	/*
-	 * Until the transmit thread has seen this QP it cannot poll it, so
-	 * the process must ring the doorbell: start with NEED_WAKEUP set.
+	 * The transmit thread polls only QPs it lists (sroce_tx.c), so the
+	 * process must ring the doorbell, which lists it: start with
+	 * NEED_WAKEUP set.
 	 */
 	WRITE_ONCE(qp->sq.hdr->flags, SROCE_RING_NEED_WAKEUP);
 
 	/* Publish last: from here the receive path can find the QP. */
 	xa_store(&sroce_qps, qpn, qp->handle, GFP_KERNEL);
-	sroce_tx_add_qp(qp->sdev, qp);
 	return 0;
 
 err_erase:
@@ -388,7 +388,7 @@ static void sroce_qp_sqd_ask_tail_locked(struct sroce_qp *qp)
 	if (qp->rnr_wait || !sroce_comp_ask_tail_locked(qp))
 		return;
 	WRITE_ONCE(qp->tx_pending, true);
-	sroce_tx_kick(qp->sdev);
+	sroce_tx_kick(qp);
 }
 
 /* Side effects of entering a state; qp->lock held. */
@@ -574,7 +574,7 @@ static int sroce_modify_qp_serialised(struct sroce_qp *qp,
 		return err;
 
 	if (next == IB_QPS_RTS || next == IB_QPS_ERR)
-		sroce_tx_kick(qp->sdev);
+		sroce_tx_kick(qp);
 	return 0;
 }
 
@@ -658,9 +658,12 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase(&sroce_qps, qp->ibqp.qp_num);
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->released);
-	/* No reference left: neither the thread nor the receive path. */
-	sroce_tx_del_qp(qp->sdev, qp);
+	/*
+	 * No reference left: neither the thread nor the receive path. The
+	 * timer, which kicks without one, is synced before the QP is unlisted.
+	 */
 	sroce_qp_quiesce(qp);
+	sroce_tx_del_qp(qp->sdev, qp);
 	sroce_qp_free_memory(qp);
 	/* A lookup may still be reading the handle; ib_core frees @qp now. */
 	kfree_rcu(qp->handle, rcu);
@@ -705,7 +708,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	sroce_stat_inc(qp->sdev, SROCE_STAT_DOORBELLS);
 	if (sroce_req_run(qp) && (sroce_tx_polls(qp->sdev) || sroce_qp_tx_left(qp)))
-		sroce_tx_kick(qp->sdev);
+		sroce_tx_kick(qp);
 	return 0;
 }
 

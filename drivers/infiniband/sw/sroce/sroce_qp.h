@@ -162,7 +162,13 @@ struct sroce_rwqe {
  * @rwqe, @rwqe_valid: receive being filled by a multi-packet SEND
  * @resp_write_*: the WRITE being placed by a multi-packet RDMA WRITE
  * @rd_res: ring of IRD resources, @rd_res_head (oldest) .. tail
- * @tx_entry: on the device's transmit list
+ * @tx_entry: on the device's active transmit list (sroce_tx.active) while
+ *	@tx_listed; sroce_tx.lock
+ * @tx_listed: the thread polls this QP; its SQ's NEED_WAKEUP may be clear
+ *	only while this is true; sroce_tx.lock
+ * @tx_kicked: work was handed to the thread since its last visit here;
+ *	sroce_tx.lock
+ * @tx_worked_ns: when the thread last found work here or a kick; thread only
  * @tx_pending: the transmit thread has work here beyond the SQ ring
  * @src_port: UDP source port, derived from the QPN for flow entropy
  * @av: where packets go (set by modify_qp with IB_QP_AV)
@@ -227,6 +233,9 @@ struct sroce_qp {
 	u32 rd_res_tail;
 
 	struct list_head tx_entry;
+	bool tx_listed;
+	bool tx_kicked;
+	u64 tx_worked_ns;
 	bool tx_pending;
 	u16 src_port;
 	struct sroce_av av;
@@ -272,7 +281,8 @@ static inline void sroce_qp_hold(struct sroce_qp *qp)
 
 /*
  * A reference on a QP found where destroy unlinks it only after the last
- * reference is gone (the transmit list): false once destroy has started.
+ * reference is gone (the transmit thread's active list): false once
+ * destroy has started.
  */
 static inline bool sroce_qp_tryget(struct sroce_qp *qp)
 {

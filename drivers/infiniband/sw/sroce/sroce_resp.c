@@ -591,7 +591,7 @@ static void sroce_resp_restart_read(struct sroce_qp *qp,
 	if ((s32)(pos - qp->rd_res_head) < 0)
 		qp->rd_res_head = pos;
 	WRITE_ONCE(qp->tx_pending, true);
-	sroce_tx_kick(qp->sdev);
+	sroce_tx_kick(qp);
 }
 
 /* A request we already executed: answer it again, change nothing. */

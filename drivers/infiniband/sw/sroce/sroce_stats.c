@@ -38,6 +38,8 @@ static const struct rdma_stat_desc sroce_stat_descs[SROCE_NUM_STATS] = {
 	[SROCE_STAT_SEND_ERR].name = "send_err",
 	[SROCE_STAT_LOCAL_SEGMENTS].name = "local_segments",
 	[SROCE_STAT_RCVD_DUP_READ_MISMATCH].name = "rcvd_dup_read_mismatch",
+	[SROCE_STAT_TX_PASSES].name = "tx_passes",
+	[SROCE_STAT_TX_QP_VISITS].name = "tx_qp_visits",
 };
 
 int sroce_stats_init(struct sroce_dev *sdev)

@@ -2,14 +2,26 @@
 /*
  * sroce_tx.c - the per-device transmit thread.
  *
- * The thread runs every QP's requester: it fetches send WQEs from the
- * shared rings, turns them into packets, retransmits, and sends multi-packet
- * READ responses. While there is work, or for sq_poll_usecs after the last
- * work, it keeps polling the rings, so processes need no syscall to post -
- * unless another task wants its CPU, then it stops polling at once. Then
- * it publishes NEED_WAKEUP in every SQ ring, issues a full barrier,
- * looks once more, and sleeps until a doorbell or a timer kicks it. The
- * barrier pairs with the one in the provider's post_send (see sroce-abi.h).
+ * The thread runs the requesters of QPs with work: it fetches send WQEs
+ * from the shared rings, turns them into packets, retransmits, and sends
+ * multi-packet READ responses. While there is work, or for sq_poll_usecs
+ * after the last work, it keeps polling the rings, so processes need no
+ * syscall to post - unless another task wants its CPU, then it stops
+ * polling at once. Then it publishes NEED_WAKEUP in the SQ rings it polls,
+ * issues a full barrier, looks once more, and sleeps until a doorbell or a
+ * timer kicks it. The barrier pairs with the one in the provider's
+ * post_send (see sroce-abi.h).
+ *
+ * Active QPs. The thread walks only the QPs on its active list, so a pass
+ * costs the QPs with work, not every QP of the device. A QP joins when
+ * work is handed to the thread (sroce_tx_kick(): doorbell, timer, receive
+ * path, modify_qp) and leaves when it has had nothing to do for the poll
+ * window (sroce_tx_prune_locked()). The invariant that keeps doorbell
+ * elision safe: a QP's SQ flags may lack NEED_WAKEUP only while it is
+ * listed. A QP is created with the flag set and unlisted; the thread
+ * clears the flag only of QPs it lists; it sets the flag, issues a full
+ * barrier and looks at the ring before it unlists one. A process posting
+ * to an unlisted QP therefore always rings the doorbell, which lists it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,6 +35,7 @@
 #include "sroce_local.h"
 #include "sroce_proto.h"
 #include "sroce_qp.h"
+#include "sroce_stats.h"
 #include "sroce_tx.h"
 
 static unsigned int sq_poll_usecs = 50;
@@ -41,38 +54,9 @@ static u64 sroce_tx_poll_ns(void)
 	return (u64)READ_ONCE(sq_poll_usecs) * NSEC_PER_USEC;
 }
 
-/* Visit each QP once with a reference held and the list lock dropped. */
-static bool sroce_tx_for_each_qp(struct sroce_tx *tx,
-				 bool (*fn)(struct sroce_qp *qp, void *arg),
-				 void *arg)
+static struct sroce_dev *tx_to_sdev(struct sroce_tx *tx)
 {
-	struct sroce_qp *qp, *prev = NULL;
-	bool any = false;
-
-	spin_lock_bh(&tx->lock);
-	list_for_each_entry(qp, &tx->qps, tx_entry) {
-		if (!sroce_qp_tryget(qp))
-			continue;
-		spin_unlock_bh(&tx->lock);
-		if (prev)
-			sroce_qp_put(prev);
-		any |= fn(qp, arg);
-		prev = qp;
-		spin_lock_bh(&tx->lock);
-		/*
-		 * Still listed: destroy unlists a QP only after the last
-		 * reference, ours included, is gone.
-		 */
-	}
-	spin_unlock_bh(&tx->lock);
-	if (prev)
-		sroce_qp_put(prev);
-	return any;
-}
-
-static bool sroce_tx_run_qp(struct sroce_qp *qp, void *arg)
-{
-	return sroce_req_run(qp);
+	return container_of(tx, struct sroce_dev, tx);
 }
 
 /*
@@ -113,12 +97,13 @@ bool sroce_tx_asleep(struct sroce_dev *sdev)
 	return READ_ONCE(sdev->tx.asleep);
 }
 
-static bool sroce_tx_set_wakeup(struct sroce_qp *qp, void *arg)
+static void sroce_tx_set_wakeup(struct sroce_qp *qp, bool need)
 {
-	u32 flags = *(bool *)arg ? SROCE_RING_NEED_WAKEUP : 0;
+	u32 flags = need ? SROCE_RING_NEED_WAKEUP : 0;
 
-	WRITE_ONCE(qp->sq.hdr->flags, flags);
-	return false;
+	/* Most passes change nothing: leave the shared cache line alone. */
+	if (READ_ONCE(qp->sq.hdr->flags) != flags)
+		WRITE_ONCE(qp->sq.hdr->flags, flags);
 }
 
 /*
@@ -127,7 +112,7 @@ static bool sroce_tx_set_wakeup(struct sroce_qp *qp, void *arg)
  * the SQ ring is read in RTS and SQD (a pass fetches all of it or puts the
  * QP in error, sroce_sq_fetch_locked), both rings are flushed in ERR.
  */
-static bool sroce_tx_qp_has_work(struct sroce_qp *qp, void *arg)
+static bool sroce_tx_qp_has_work(struct sroce_qp *qp)
 {
 	if (READ_ONCE(qp->tx_pending))
 		return true;
@@ -143,29 +128,157 @@ static bool sroce_tx_qp_has_work(struct sroce_qp *qp, void *arg)
 	}
 }
 
-static void sroce_tx_need_wakeup(struct sroce_tx *tx, bool need)
+/*
+ * Ask for doorbells on every listed QP. Under tx->lock a listed QP's rings
+ * are alive: destroy unlists it (under the lock) before freeing them. Its
+ * flag is cleared again by the next pass that keeps it listed.
+ */
+static void sroce_tx_need_wakeup(struct sroce_tx *tx)
 {
-	sroce_tx_for_each_qp(tx, sroce_tx_set_wakeup, &need);
+	struct sroce_qp *qp;
+	unsigned int visits = 0;
+
+	spin_lock_bh(&tx->lock);
+	list_for_each_entry(qp, &tx->active, tx_entry) {
+		sroce_tx_set_wakeup(qp, true);
+		visits++;
+	}
+	spin_unlock_bh(&tx->lock);
+	sroce_stat_add(tx_to_sdev(tx), SROCE_STAT_TX_QP_VISITS, visits);
+}
+
+/* Unlocked peeks over the listed QPs, as sroce_tx_qp_has_work(). */
+static bool sroce_tx_any_work(struct sroce_tx *tx)
+{
+	struct sroce_qp *qp;
+	unsigned int visits = 0;
+	bool any = false;
+
+	spin_lock_bh(&tx->lock);
+	list_for_each_entry(qp, &tx->active, tx_entry) {
+		visits++;
+		if (sroce_tx_qp_has_work(qp)) {
+			any = true;
+			break;
+		}
+	}
+	spin_unlock_bh(&tx->lock);
+	sroce_stat_add(tx_to_sdev(tx), SROCE_STAT_TX_QP_VISITS, visits);
+	return any;
 }
 
 /*
  * Go to sleep unless work arrived meanwhile. The order - publish the flag,
- * full barrier, look again - is what makes eliding doorbells safe.
+ * full barrier, look again - is what makes eliding doorbells safe: the
+ * smp_mb() pairs with the full barrier in the provider's post_send between
+ * its store of the producer index and its load of the flags, so either
+ * sroce_tx_any_work() sees the new WQE or the process sees NEED_WAKEUP
+ * and rings. Work for unlisted QPs comes only with a kick, and a kick sets
+ * @kicked before it wakes us: set_current_state() before the xchg makes
+ * that wake-up stick. The next pass clears the flags it should.
  */
 static void sroce_tx_sleep(struct sroce_tx *tx)
 {
 	set_current_state(TASK_INTERRUPTIBLE);
-	sroce_tx_need_wakeup(tx, true);
+	sroce_tx_need_wakeup(tx);
 	smp_mb();
 	if (atomic_xchg(&tx->kicked, 0) || kthread_should_stop() ||
-	    sroce_tx_for_each_qp(tx, sroce_tx_qp_has_work, NULL)) {
+	    sroce_tx_any_work(tx)) {
 		__set_current_state(TASK_RUNNING);
 	} else {
 		WRITE_ONCE(tx->asleep, true);
 		schedule();
 		WRITE_ONCE(tx->asleep, false);
 	}
-	sroce_tx_need_wakeup(tx, false);
+}
+
+/*
+ * Unlist @qp if it has had nothing to do for the poll window and nothing
+ * was kicked to it since the pass looked (a kick sets tx_kicked under this
+ * lock). Publish NEED_WAKEUP first, then the full barrier, then look at
+ * its rings: the barrier pairs with the provider's post_send (store of the
+ * producer index, full barrier, load of the flags), so a WQE posted without
+ * a doorbell is seen here and keeps the QP listed, and any later post finds
+ * the flag and rings the doorbell, which lists the QP again.
+ */
+static void sroce_tx_prune_locked(struct sroce_tx *tx, struct sroce_qp *qp,
+				  u64 now)
+{
+	lockdep_assert_held(&tx->lock);
+	if (qp->tx_kicked || now - qp->tx_worked_ns < sroce_tx_poll_ns())
+		goto keep;
+	sroce_tx_set_wakeup(qp, true);
+	smp_mb();	/* pairs with post_send's fence: see above */
+	if (sroce_tx_qp_has_work(qp))
+		goto keep;
+	list_del_init(&qp->tx_entry);
+	qp->tx_listed = false;
+	return;
+keep:
+	/* Listed, so polled: posts need no doorbell. */
+	sroce_tx_set_wakeup(qp, false);
+}
+
+/*
+ * The next listed QP after @qp, with a reference, or NULL. @qp (if not
+ * NULL) is listed: only this thread unlists a QP it holds, and destroy
+ * does only once the last reference is gone. A QP being destroyed (no
+ * references left) is skipped; destroy unlists it.
+ */
+static struct sroce_qp *sroce_tx_next_locked(struct sroce_tx *tx,
+					     struct sroce_qp *qp)
+{
+	lockdep_assert_held(&tx->lock);
+	qp = qp ? list_next_entry(qp, tx_entry) :
+		  list_first_entry(&tx->active, struct sroce_qp, tx_entry);
+	list_for_each_entry_from(qp, &tx->active, tx_entry)
+		if (sroce_qp_tryget(qp))
+			return qp;
+	return NULL;
+}
+
+/*
+ * One pass: run every listed QP's requester once, with a reference held and
+ * the list lock dropped, and unlist the QPs that went idle.
+ * Return: true if any QP sent something or moved state.
+ */
+static bool sroce_tx_pass(struct sroce_tx *tx)
+{
+	struct sroce_dev *sdev = tx_to_sdev(tx);
+	u64 now = ktime_get_ns();
+	unsigned int visits = 0;
+	struct sroce_qp *qp, *next;
+	bool any = false, worked;
+
+	spin_lock_bh(&tx->lock);
+	for (qp = sroce_tx_next_locked(tx, NULL); qp; qp = next) {
+		if (qp->tx_kicked) {
+			qp->tx_kicked = false;
+			qp->tx_worked_ns = now;
+		}
+		spin_unlock_bh(&tx->lock);
+		/*
+		 * The lock (release by the kicker, acquire above) orders the
+		 * kicker's tx_pending store before the run's look at it.
+		 */
+		worked = sroce_req_run(qp);
+		visits++;
+		any |= worked;
+		spin_lock_bh(&tx->lock);
+		next = sroce_tx_next_locked(tx, qp);
+		if (worked) {
+			qp->tx_worked_ns = now;
+			sroce_tx_set_wakeup(qp, false);
+		} else {
+			sroce_tx_prune_locked(tx, qp, now);
+		}
+		/* complete() of a destroy waiting for it is fine here. */
+		sroce_qp_put(qp);
+	}
+	spin_unlock_bh(&tx->lock);
+	sroce_stat_inc(sdev, SROCE_STAT_TX_PASSES);
+	sroce_stat_add(sdev, SROCE_STAT_TX_QP_VISITS, visits);
+	return any;
 }
 
 /*
@@ -217,15 +330,14 @@ static bool sroce_tx_idle_done(struct sroce_tx *tx, u64 idle_since,
  * a whole time slice) with NEED_WAKEUP published: a post made while the
  * thread waits for a CPU rings the doorbell and runs its own pass rather
  * than waiting. No barrier needed: the thread is still runnable and will
- * see any post that missed the flag.
+ * see any post that missed the flag; its next pass clears the flags again.
  */
 static void sroce_tx_yield(struct sroce_tx *tx)
 {
 	if (!need_resched())
 		return;
-	sroce_tx_need_wakeup(tx, true);
+	sroce_tx_need_wakeup(tx);
 	cond_resched();
-	sroce_tx_need_wakeup(tx, false);
 }
 
 static int sroce_tx_thread(void *data)
@@ -236,7 +348,7 @@ static int sroce_tx_thread(void *data)
 
 	while (!kthread_should_stop()) {
 		atomic_set(&tx->kicked, 0);
-		if (sroce_tx_for_each_qp(tx, sroce_tx_run_qp, NULL)) {
+		if (sroce_tx_pass(tx)) {
 			idle_since = ktime_get_ns();
 			worked = true;
 		} else if (sroce_tx_idle_done(tx, idle_since, worked)) {
@@ -255,7 +367,7 @@ int sroce_tx_start(struct sroce_dev *sdev)
 	struct task_struct *thread;
 
 	spin_lock_init(&tx->lock);
-	INIT_LIST_HEAD(&tx->qps);
+	INIT_LIST_HEAD(&tx->active);
 	atomic_set(&tx->kicked, 0);
 	tx->parked = false;
 	tx->asleep = false;
@@ -275,11 +387,29 @@ void sroce_tx_stop(struct sroce_dev *sdev)
 	sdev->tx.thread = NULL;
 }
 
-/* Doorbell, timer or receive path: there is transmit work. Any context. */
-void sroce_tx_kick(struct sroce_dev *sdev)
+/**
+ * sroce_tx_kick - hand @qp's transmit work to the thread
+ * @qp: has work (tx_pending set, a doorbell's leftovers, a state change);
+ *	the caller holds a reference or otherwise keeps destroy away
+ *	(timer: destroy syncs it before unlisting; verbs: ib_core)
+ *
+ * Lists @qp, so the thread polls it, and wakes the thread. Process or
+ * softirq context, qp->lock may be held.
+ */
+void sroce_tx_kick(struct sroce_qp *qp)
 {
-	atomic_set(&sdev->tx.kicked, 1);
-	wake_up_process(sdev->tx.thread);
+	struct sroce_tx *tx = &qp->sdev->tx;
+
+	spin_lock_bh(&tx->lock);
+	/* Keeps a pass that did not see this work from unlisting @qp. */
+	qp->tx_kicked = true;
+	if (!qp->tx_listed) {
+		list_add_tail(&qp->tx_entry, &tx->active);
+		qp->tx_listed = true;
+	}
+	spin_unlock_bh(&tx->lock);
+	atomic_set(&tx->kicked, 1);
+	wake_up_process(tx->thread);
 }
 
 /*
@@ -291,20 +421,20 @@ void sroce_tx_kick(struct sroce_dev *sdev)
 void sroce_tx_kick_qp(struct sroce_qp *qp, enum sroce_tx_work work)
 {
 	if (!sroce_local_defer_run(qp, work))
-		sroce_tx_kick(qp->sdev);
+		sroce_tx_kick(qp);
 }
 
-void sroce_tx_add_qp(struct sroce_dev *sdev, struct sroce_qp *qp)
-{
-	spin_lock_bh(&sdev->tx.lock);
-	list_add_tail(&qp->tx_entry, &sdev->tx.qps);
-	spin_unlock_bh(&sdev->tx.lock);
-}
-
-/* Only once every reference is gone: the thread may be iterating at @qp. */
+/*
+ * Only once every reference is gone and the retry timer is synced, so
+ * nothing kicks @qp again; until then the thread skips it (it finds no
+ * reference to take, sroce_tx_next_locked()).
+ */
 void sroce_tx_del_qp(struct sroce_dev *sdev, struct sroce_qp *qp)
 {
 	spin_lock_bh(&sdev->tx.lock);
-	list_del(&qp->tx_entry);
+	if (qp->tx_listed) {
+		list_del_init(&qp->tx_entry);
+		qp->tx_listed = false;
+	}
 	spin_unlock_bh(&sdev->tx.lock);
 }

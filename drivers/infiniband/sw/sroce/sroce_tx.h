@@ -20,9 +20,11 @@ enum sroce_tx_work {
 
 /**
  * struct sroce_tx - transmit side of a device
- * @thread: runs the requesters of every QP of the device
- * @lock: protects @qps
- * @qps: every QP of the device (sroce_qp.tx_entry)
+ * @thread: runs the requesters of the device's QPs that have work
+ * @lock: protects @active and the sroce_qp.tx_* fields it says; nests
+ *	inside sroce_qp.lock (kicks come from under it), never the reverse
+ * @active: the QPs @thread polls (sroce_qp.tx_entry): those kicked since
+ *	they last had nothing to do; every other QP's SQ has NEED_WAKEUP set
  * @kicked: set by doorbells and timers before waking @thread, so a wake-up
  *	that races with going to sleep is not lost
  * @parked: written by @thread only: its last idle poll found another task
@@ -41,7 +43,7 @@ enum sroce_tx_work {
 struct sroce_tx {
 	struct task_struct *thread;
 	spinlock_t lock;
-	struct list_head qps;
+	struct list_head active;
 	atomic_t kicked;
 	bool parked;
 	bool asleep;
@@ -52,11 +54,10 @@ struct sroce_tx {
 
 int sroce_tx_start(struct sroce_dev *sdev);
 void sroce_tx_stop(struct sroce_dev *sdev);
-void sroce_tx_kick(struct sroce_dev *sdev);
+void sroce_tx_kick(struct sroce_qp *qp);
 void sroce_tx_kick_qp(struct sroce_qp *qp, enum sroce_tx_work work);
 bool sroce_tx_polls(struct sroce_dev *sdev);
 bool sroce_tx_asleep(struct sroce_dev *sdev);
-void sroce_tx_add_qp(struct sroce_dev *sdev, struct sroce_qp *qp);
 void sroce_tx_del_qp(struct sroce_dev *sdev, struct sroce_qp *qp);
 
 #endif /* SROCE_TX_H */
