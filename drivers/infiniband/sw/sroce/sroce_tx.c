@@ -138,12 +138,12 @@ static void sroce_tx_need_wakeup(struct sroce_tx *tx)
 	struct sroce_qp *qp;
 	unsigned int visits = 0;
 
-	spin_lock_bh(&tx->lock);
+	spin_lock_irq(&tx->lock);
 	list_for_each_entry(qp, &tx->active, tx_entry) {
 		sroce_tx_set_wakeup(qp, true);
 		visits++;
 	}
-	spin_unlock_bh(&tx->lock);
+	spin_unlock_irq(&tx->lock);
 	sroce_stat_add(tx_to_sdev(tx), SROCE_STAT_TX_QP_VISITS, visits);
 }
 
@@ -154,7 +154,7 @@ static bool sroce_tx_any_work(struct sroce_tx *tx)
 	unsigned int visits = 0;
 	bool any = false;
 
-	spin_lock_bh(&tx->lock);
+	spin_lock_irq(&tx->lock);
 	list_for_each_entry(qp, &tx->active, tx_entry) {
 		visits++;
 		if (sroce_tx_qp_has_work(qp)) {
@@ -162,7 +162,7 @@ static bool sroce_tx_any_work(struct sroce_tx *tx)
 			break;
 		}
 	}
-	spin_unlock_bh(&tx->lock);
+	spin_unlock_irq(&tx->lock);
 	sroce_stat_add(tx_to_sdev(tx), SROCE_STAT_TX_QP_VISITS, visits);
 	return any;
 }
@@ -250,13 +250,13 @@ static bool sroce_tx_pass(struct sroce_tx *tx)
 	struct sroce_qp *qp, *next;
 	bool any = false, worked;
 
-	spin_lock_bh(&tx->lock);
+	spin_lock_irq(&tx->lock);
 	for (qp = sroce_tx_next_locked(tx, NULL); qp; qp = next) {
 		if (qp->tx_kicked) {
 			qp->tx_kicked = false;
 			qp->tx_worked_ns = now;
 		}
-		spin_unlock_bh(&tx->lock);
+		spin_unlock_irq(&tx->lock);
 		/*
 		 * The lock (release by the kicker, acquire above) orders the
 		 * kicker's tx_pending store before the run's look at it.
@@ -264,7 +264,7 @@ static bool sroce_tx_pass(struct sroce_tx *tx)
 		worked = sroce_req_run(qp);
 		visits++;
 		any |= worked;
-		spin_lock_bh(&tx->lock);
+		spin_lock_irq(&tx->lock);
 		next = sroce_tx_next_locked(tx, qp);
 		if (worked) {
 			qp->tx_worked_ns = now;
@@ -275,7 +275,7 @@ static bool sroce_tx_pass(struct sroce_tx *tx)
 		/* complete() of a destroy waiting for it is fine here. */
 		sroce_qp_put(qp);
 	}
-	spin_unlock_bh(&tx->lock);
+	spin_unlock_irq(&tx->lock);
 	sroce_stat_inc(sdev, SROCE_STAT_TX_PASSES);
 	sroce_stat_add(sdev, SROCE_STAT_TX_QP_VISITS, visits);
 	return any;
@@ -393,21 +393,23 @@ void sroce_tx_stop(struct sroce_dev *sdev)
  *	the caller holds a reference or otherwise keeps destroy away
  *	(timer: destroy syncs it before unlisting; verbs: ib_core)
  *
- * Lists @qp, so the thread polls it, and wakes the thread. Process or
- * softirq context, qp->lock may be held.
+ * Lists @qp, so the thread polls it, and wakes the thread. Any context,
+ * IRQs off included (kernel ULPs post under spin_lock_irqsave); qp->lock
+ * may be held.
  */
 void sroce_tx_kick(struct sroce_qp *qp)
 {
 	struct sroce_tx *tx = &qp->sdev->tx;
+	unsigned long flags;
 
-	spin_lock_bh(&tx->lock);
+	spin_lock_irqsave(&tx->lock, flags);
 	/* Keeps a pass that did not see this work from unlisting @qp. */
 	qp->tx_kicked = true;
 	if (!qp->tx_listed) {
 		list_add_tail(&qp->tx_entry, &tx->active);
 		qp->tx_listed = true;
 	}
-	spin_unlock_bh(&tx->lock);
+	spin_unlock_irqrestore(&tx->lock, flags);
 	atomic_set(&tx->kicked, 1);
 	wake_up_process(tx->thread);
 }
@@ -431,10 +433,10 @@ void sroce_tx_kick_qp(struct sroce_qp *qp, enum sroce_tx_work work)
  */
 void sroce_tx_del_qp(struct sroce_dev *sdev, struct sroce_qp *qp)
 {
-	spin_lock_bh(&sdev->tx.lock);
+	spin_lock_irq(&sdev->tx.lock);
 	if (qp->tx_listed) {
 		list_del_init(&qp->tx_entry);
 		qp->tx_listed = false;
 	}
-	spin_unlock_bh(&sdev->tx.lock);
+	spin_unlock_irq(&sdev->tx.lock);
 }

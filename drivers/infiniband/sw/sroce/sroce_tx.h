@@ -22,7 +22,10 @@ enum sroce_tx_work {
  * struct sroce_tx - transmit side of a device
  * @thread: runs the requesters of the device's QPs that have work
  * @lock: protects @active and the sroce_qp.tx_* fields it says; nests
- *	inside sroce_qp.lock (kicks come from under it), never the reverse
+ *	inside sroce_qp.lock (kicks come from under it), never the reverse;
+ *	IRQ-safe: sroce_tx_kick() takes it irqsave (a kernel ULP may post
+ *	with IRQs off), everyone else runs in process context and takes
+ *	it _irq
  * @active: the QPs @thread polls (sroce_qp.tx_entry): those kicked since
  *	they last had nothing to do; every other QP's SQ has NEED_WAKEUP set
  * @kicked: set by doorbells and timers before waking @thread, so a wake-up
