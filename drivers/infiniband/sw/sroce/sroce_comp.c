@@ -81,7 +81,7 @@ void sroce_complete_swqe_locked(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		return;
 	if (swqe->opcode < ARRAY_SIZE(sroce_wc_opcode_of))
 		cqe.opcode = sroce_wc_opcode_of[swqe->opcode];
-	sroce_cq_post(qp->scq, &cqe, false);
+	sroce_cq_post(qp->scq, &qp->ibqp, &cqe, false);
 }
 
 /* Write completions for every finished WQE at the head of the queue. */

@@ -2,20 +2,32 @@
 /*
  * sroce_cq.c - completion queues.
  *
- * A CQ is a ring the kernel produces into and the process polls in shared
- * memory (sroce-abi.h); ibv_poll_cq never enters the kernel. Only user CQs
- * exist so far: kernel consumers (udata == NULL) are refused.
+ * A CQ is a ring the kernel produces into (sroce-abi.h). A process polls
+ * it in shared memory; ibv_poll_cq never enters the kernel. A kernel
+ * consumer's CQ (udata == NULL) has the same ring, never exported, and
+ * poll_cq reads it under cq->lock and turns each sroce_cqe into an ib_wc:
+ * the engine that writes completions does not know which kind it feeds.
+ *
+ * Completion vectors. A kernel CQ's handler runs on the CPU of its
+ * comp_vector (the vector-th online CPU at creation), in hard interrupt
+ * context through an irq_work when the completion is written elsewhere:
+ * what a device's interrupt vector would do, so ULPs that spread their
+ * queues over num_comp_vectors (= online CPUs) spread their completion
+ * work too. A user CQ's handler (uverbs' event queue) runs in place.
  *
  * Handlers. The completion and event handlers are called after cq->lock is
  * dropped. uverbs' handlers would be safe under it (they only take their
  * own event-queue lock), but a kernel consumer's completion handler may
  * re-arm the CQ at once, and req_notify_cq takes cq->lock. Deciding under
  * the lock and calling outside it loses nothing: the CQ is disarmed under
- * the lock, so one arm yields at most one call.
+ * the lock, so one arm yields at most one call. A call for another CPU is
+ * queued under the lock (nothing waits for it there) and runs there later.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpumask.h>
 #include <linux/log2.h>
+#include <linux/smp.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -59,6 +71,47 @@ static int sroce_cq_respond(const struct sroce_queue *ring,
 	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 }
 
+/* A user CQ: map the ring into the process and say where. */
+static int sroce_cq_export(struct sroce_cq *cq, struct ib_udata *udata)
+{
+	struct sroce_ucontext *uctx;
+	u64 mmap_offset;
+	int err;
+
+	uctx = rdma_udata_to_drv_context(udata, struct sroce_ucontext, ibuc);
+	err = sroce_queue_export(&cq->ring, &uctx->ibuc, &mmap_offset);
+	if (err)
+		return err;
+	return sroce_cq_respond(&cq->ring, udata, mmap_offset);
+}
+
+/* On comp_cpu, in hard interrupt context. */
+static void sroce_cq_comp_remote(void *info)
+{
+	struct sroce_cq *cq = info;
+
+	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	/* Release: the handler is done with the CQ before sync sees 0. */
+	atomic_dec_return_release(&cq->comp_remote);
+}
+
+void sroce_cq_sync(struct sroce_cq *cq)
+{
+	/* Acquire: pairs with the release above. The IPI runs promptly. */
+	while (atomic_read_acquire(&cq->comp_remote))
+		cpu_relax();
+}
+
+static int sroce_cq_init_kernel(struct sroce_cq *cq, u32 comp_vector)
+{
+	cq->kqp = kvcalloc(cq->ring.depth, sizeof(*cq->kqp), GFP_KERNEL);
+	if (!cq->kqp)
+		return -ENOMEM;
+	cq->comp_cpu = cpumask_local_spread(comp_vector, NUMA_NO_NODE);
+	INIT_CSD(&cq->comp_csd, sroce_cq_comp_remote, cq);
+	return 0;
+}
+
 /**
  * sroce_create_cq - ib_device_ops.create_cq
  * @ibcq: the CQ ib_core allocated at sizeof(struct sroce_cq)
@@ -68,27 +121,23 @@ static int sroce_cq_respond(const struct sroce_queue *ring,
  * The ring gets the next power of two at or above cqe, and ibcq->cqe
  * reports all of it: the CQ overflows exactly when more than ibcq->cqe
  * completions are waiting.
- * Return: 0, -EOPNOTSUPP for kernel CQs or CQ flags, -EINVAL for a bad
- * size, vector or request data, -ENOMEM, or a copy-out error.
+ * Return: 0, -EOPNOTSUPP for CQ flags, -EINVAL for a bad size, vector or
+ * request data, -ENOMEM, or a copy-out error.
  */
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    sroce_create_cq_ctx_t *ctx)
 {
 	struct ib_udata *udata = sroce_create_cq_udata(ctx);
 	struct sroce_dev *sdev = to_sdev(ibcq->device);
-	struct sroce_ucontext *uctx;
 	struct sroce_cq *cq = to_scq(ibcq);
-	u64 mmap_offset;
 	int err;
 
-	if (!udata)
-		return -EOPNOTSUPP;
 	err = sroce_cq_check_attr(ibcq->device, attr);
 	if (err)
 		return err;
-	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
-	uctx = rdma_udata_to_drv_context(udata, struct sroce_ucontext, ibuc);
 
 	err = sroce_cq_count_get(sdev);
 	if (err)
@@ -96,14 +145,14 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	spin_lock_init(&cq->lock);
 	cq->notify = 0;
 	cq->overflowed = false;
+	cq->kqp = NULL;
+	atomic_set(&cq->comp_remote, 0);
 	err = sroce_queue_init(&cq->ring, roundup_pow_of_two(attr->cqe),
 			       sizeof(struct sroce_cqe));
 	if (err)
 		goto err_count_put;
-	err = sroce_queue_export(&cq->ring, &uctx->ibuc, &mmap_offset);
-	if (err)
-		goto err_destroy_ring;
-	err = sroce_cq_respond(&cq->ring, udata, mmap_offset);
+	err = udata ? sroce_cq_export(cq, udata) :
+		      sroce_cq_init_kernel(cq, attr->comp_vector);
 	if (err)
 		goto err_destroy_ring;
 
@@ -126,7 +175,10 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
 
+	/* A handler call on its way to another CPU ends first. */
+	sroce_cq_sync(cq);
 	sroce_queue_destroy(&cq->ring);
+	kvfree(cq->kqp);
 	sroce_cq_count_put(to_sdev(ibcq->device));
 	return 0;
 }
@@ -256,11 +308,35 @@ static void sroce_cq_report_overflow(struct sroce_cq *cq)
 }
 
 /*
+ * Send a kernel CQ's handler call to its CPU. Return: false if it must be
+ * made here instead (this is that CPU, or that CPU is offline: preemption
+ * is off from the check to the queueing, so it cannot go in between).
+ * Under cq->lock: the one csd may not be queued from two CPUs at once.
+ */
+static bool sroce_cq_fire_remote_locked(struct sroce_cq *cq)
+{
+	bool sent = false;
+	int cpu;
+
+	lockdep_assert_held(&cq->lock);
+	cpu = get_cpu();
+	if (cq->comp_cpu != cpu && cpu_online(cq->comp_cpu)) {
+		atomic_inc(&cq->comp_remote);
+		/* Busy: a call not yet started will see this CQE too. */
+		if (smp_call_function_single_async(cq->comp_cpu, &cq->comp_csd))
+			atomic_dec(&cq->comp_remote);
+		sent = true;
+	}
+	put_cpu();
+	return sent;
+}
+
+/*
  * Any context. Producers are serialised by cq->lock (several QPs may share
  * one CQ); irqsave because callers may run in softirq or with IRQs off.
  */
-int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
-		  bool solicited)
+int sroce_cq_post(struct sroce_cq *cq, struct ib_qp *ibqp,
+		  const struct sroce_cqe *cqe, bool solicited)
 {
 	bool first_overflow, fire;
 	unsigned long flags;
@@ -277,11 +353,15 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		return -ENOSPC;
 	}
 	memcpy(slot, cqe, sizeof(*cqe));
+	if (cq->kqp)
+		cq->kqp[cq->ring.index & (cq->ring.depth - 1)] = ibqp;
 	sroce_queue_produce(&cq->ring);
-	fire = sroce_cq_disarm(cq, solicited);
+	fire = sroce_cq_disarm(cq, solicited) && cq->ibcq.comp_handler;
+	if (fire && cq->kqp && sroce_cq_fire_remote_locked(cq))
+		fire = false;
 	spin_unlock_irqrestore(&cq->lock, flags);
 
-	if (fire && cq->ibcq.comp_handler)
+	if (fire)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	return 0;
 }
@@ -308,12 +388,77 @@ int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	return missed;
 }
 
+/* The ib_wc flags of a CQE's SROCE_WC_* flags. */
+static int sroce_wc_flags(u32 flags)
+{
+	return (flags & SROCE_WC_WITH_IMM ? IB_WC_WITH_IMM : 0) |
+	       (flags & SROCE_WC_WITH_INV ? IB_WC_WITH_INVALIDATE : 0);
+}
+
 /*
- * ib_device_ops.poll_cq: only kernel consumers call it, and sroce has no
- * kernel CQs yet (create_cq refuses them), so there is never anything here.
- * Processes poll the ring in their own memory.
+ * The engine writes enum ib_wc_status and ib_wc_opcode values into CQEs
+ * (they are libibverbs' too, sroce-abi.h); a kernel consumer gets them as
+ * they are.
+ */
+static void sroce_cqe_to_wc(const struct sroce_cqe *cqe, struct ib_qp *ibqp,
+			    struct ib_wc *wc)
+{
+	BUILD_BUG_ON((int)SROCE_WC_RECV != (int)IB_WC_RECV ||
+		     (int)SROCE_WC_RECV_RDMA_WITH_IMM !=
+		     (int)IB_WC_RECV_RDMA_WITH_IMM ||
+		     (int)SROCE_WC_FETCH_ADD != (int)IB_WC_FETCH_ADD ||
+		     (int)SROCE_WC_LOCAL_INV != (int)IB_WC_LOCAL_INV);
+	memset(wc, 0, sizeof(*wc));
+	/* wr_cqe shares wr_id's storage: either comes back as posted. */
+	wc->wr_id = cqe->wr_id;
+	wc->status = cqe->status;
+	wc->opcode = cqe->opcode;
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = cqe->byte_len;
+	wc->qp = ibqp;
+	if (cqe->wc_flags & SROCE_WC_WITH_INV)
+		wc->ex.invalidate_rkey = cqe->invalidated_rkey;
+	else
+		wc->ex.imm_data = cqe->imm_data;
+	wc->src_qp = cqe->src_qp;
+	wc->wc_flags = sroce_wc_flags(cqe->wc_flags);
+	wc->pkey_index = cqe->pkey_index;
+	wc->sl = cqe->sl;
+	wc->port_num = 1;
+}
+
+/**
+ * sroce_poll_cq - ib_device_ops.poll_cq, for kernel CQs
+ * @ibcq: the CQ
+ * @num_entries: room in @wc
+ * @wc: filled with the oldest completions
+ *
+ * Any context (ib_core polls from softirq, workqueues and the caller's own
+ * context; ULPs with IRQs off). A user CQ is polled by its process in
+ * shared memory, never here.
+ * Return: the number of completions written.
  */
 int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
-	return 0;
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_queue *ring = &cq->ring;
+	unsigned long flags;
+	u32 consumer;
+	int n = 0;
+
+	if (!cq->kqp)
+		return 0;
+	spin_lock_irqsave(&cq->lock, flags);
+	/* Only poll_cq moves a kernel ring's consumer, under cq->lock. */
+	consumer = ring->hdr->consumer;
+	while (n < num_entries && consumer != ring->index) {
+		sroce_cqe_to_wc(sroce_queue_slot(ring, consumer),
+				cq->kqp[consumer & (ring->depth - 1)], &wc[n]);
+		consumer++;
+		n++;
+	}
+	/* Release: pairs with sroce_queue_next_free()'s acquire. */
+	smp_store_release(&ring->hdr->consumer, consumer);
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
 }

@@ -111,7 +111,8 @@ static void sroce_dev_init_ibdev(struct sroce_dev *sdev)
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = SROCE_PORT_NUM;
-	ibdev->num_comp_vectors = 1;
+	/* Kernel ULPs size their queues by it (sroce_cq.c spreads them). */
+	ibdev->num_comp_vectors = num_online_cpus();
 	ibdev->local_dma_lkey = 0;
 	strscpy(ibdev->node_desc, "sroce", sizeof(ibdev->node_desc));
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,

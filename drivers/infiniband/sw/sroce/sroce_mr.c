@@ -6,6 +6,15 @@
  * them, so the data path reaches any byte with one index and one
  * kmap_local_page(), in any context, without sleeping.
  *
+ * Kernel DMA MRs (get_dma_mr: ib_alloc_pd's local_dma_lkey, and the
+ * unsafe global rkey) cover every kernel virtual address: sroce registers
+ * without a DMA device, so ib_core's DMA mapping hands kernel consumers
+ * virtual addresses (ib_uses_virt_dma) and the copy is a memcpy. Such an
+ * MR belongs to a kernel PD, so the PD check already keeps user QPs away
+ * from it; sroce_mr_check() refuses it to any user PD as well, so that no
+ * mistake elsewhere can turn a user WQE or a user QP's peer into a kernel
+ * memory access.
+ *
  * Lifetime. The device's table holds one reference; every data-path lookup
  * (sroce_mr_get) takes another for as long as it touches the pages, which
  * must be short: never across a sleep or a wait for the network.
@@ -206,6 +215,39 @@ err_free_mr:
 	return ERR_PTR(err);
 }
 
+/**
+ * sroce_get_dma_mr - ib_device_ops.get_dma_mr
+ * @ibpd: a kernel protection domain
+ * @access: IB_ACCESS_* flags (ib_alloc_pd asks for local write, and remote
+ *	read and write for IB_PD_UNSAFE_GLOBAL_RKEY)
+ *
+ * Process context. Return: the MR, or ERR_PTR(-EINVAL) for a user PD or a
+ * bad access combination, -EOPNOTSUPP for access sroce does not implement,
+ * -ENOMEM.
+ */
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	if (ibpd->uobject)
+		return ERR_PTR(-EINVAL);
+	err = sroce_mr_check_access(access);
+	if (err)
+		return ERR_PTR(err);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	sroce_mr_init_fields(mr, ibpd, 0, U64_MAX, access);
+	mr->dma = true;
+	err = sroce_mr_publish(&pd_to_sdev(ibpd)->mr_table, mr);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
 /*
  * Make @mr unreachable and wait until the data path is done with it: after
  * this, nothing reads its fields until it is published again. The slot
@@ -236,7 +278,8 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	sroce_mr_hide(mr);
 	xa_erase(&mr->sdev->mr_table.xa, sroce_key_index(mr->ibmr.lkey));
-	ib_umem_release(mr->umem);
+	if (mr->umem)
+		ib_umem_release(mr->umem);
 	kvfree(mr->pages);
 	kfree_rcu(mr, rcu);
 	return 0;
@@ -406,6 +449,9 @@ int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 va, u64 len,
 
 	if (mr->pd != pd || (mr->access & access) != access)
 		return -EACCES;
+	/* Defence in depth: a kernel MR never serves a process. */
+	if (mr->dma && pd->uobject)
+		return -EACCES;
 	/* Compare offsets, never end addresses: va + len may wrap. */
 	if (va < mr->iova)
 		return -ERANGE;
@@ -450,6 +496,9 @@ static int sroce_mr_walk(struct sroce_mr *mr, u64 va, u32 len, bool written,
 {
 	u64 off = sroce_mr_offset(mr, va);
 
+	/* Kernel memory is mapped already, and contiguous. */
+	if (mr->dma)
+		return len ? fn((void *)(uintptr_t)va, len, arg) : 0;
 	while (len) {
 		struct page *page;
 		u32 piece = len;
@@ -533,7 +582,12 @@ u64 sroce_mr_atomic(struct sroce_mr *mr, u64 va, bool cmp_swap, u64 compare_add,
 	/* The caller checked alignment; an unaligned u64 could cross pages. */
 	if (WARN_ON_ONCE(!IS_ALIGNED(va, sizeof(u64))))
 		return 0;
-	p = sroce_mr_map(mr, sroce_mr_offset(mr, va), &len, &page);
+	if (mr->dma) {
+		page = NULL;
+		p = (u64 *)(uintptr_t)va;
+	} else {
+		p = sroce_mr_map(mr, sroce_mr_offset(mr, va), &len, &page);
+	}
 
 	spin_lock_irqsave(lock, flags);
 	orig = READ_ONCE(*p);
@@ -543,6 +597,7 @@ u64 sroce_mr_atomic(struct sroce_mr *mr, u64 va, bool cmp_swap, u64 compare_add,
 		WRITE_ONCE(*p, swap);
 	spin_unlock_irqrestore(lock, flags);
 
-	sroce_mr_unmap(page, p, true);
+	if (page)
+		sroce_mr_unmap(page, p, true);
 	return orig;
 }

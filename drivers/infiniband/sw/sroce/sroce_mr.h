@@ -52,11 +52,14 @@ static inline u32 sroce_key_index(u32 key)
 }
 
 /**
- * struct sroce_mr - a registered user memory region
+ * struct sroce_mr - a registered memory region
  * @ibmr: ib_core's part; lkey/rkey set at registration
  * @sdev: owning device
  * @pd: the protection domain, set before the MR is published (ib_core
  *	fills ibmr.pd only after reg_user_mr returns)
+ * @dma: a kernel DMA MR (get_dma_mr): addresses are kernel virtual
+ *	addresses (sroce is a virtual-DMA device), the range is all of them,
+ *	and no user PD ever reaches it; @umem and @pages are unused
  * @umem: the pinned pages
  * @pages: page of each PAGE_SIZE chunk of [iova & PAGE_MASK, iova + length)
  * @npages: entries in @pages
@@ -75,6 +78,7 @@ struct sroce_mr {
 	struct ib_mr ibmr;
 	struct sroce_dev *sdev;
 	struct ib_pd *pd;
+	bool dma;
 	struct ib_umem *umem;
 	struct page **pages;
 	unsigned long npages;
@@ -101,6 +105,7 @@ void sroce_mr_put(struct sroce_mr *mr);
 
 /*
  * Can @pd access [@va, @va + @len) of @mr with every right in @access?
+ * A kernel DMA MR is never accessible through a user PD.
  * Return: 0, -EACCES (wrong PD or missing right) or -ERANGE (outside).
  * A zero-length access needs no MR and is the caller's business.
  */
@@ -136,6 +141,7 @@ u64 sroce_mr_atomic(struct sroce_mr *mr, u64 va, bool cmp_swap, u64 compare_add,
 		    u64 swap);
 
 /* ib_device_ops */
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);

@@ -664,6 +664,9 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 */
 	sroce_qp_quiesce(qp);
 	sroce_tx_del_qp(qp->sdev, qp);
+	/* Its last completions' handler calls are done before the CQs can go. */
+	sroce_cq_sync(qp->scq);
+	sroce_cq_sync(qp->rcq);
 	sroce_qp_free_memory(qp);
 	/* A lookup may still be reading the handle; ib_core frees @qp now. */
 	kfree_rcu(qp->handle, rcu);

@@ -124,7 +124,7 @@ static void sroce_resp_complete_rwqe(struct sroce_qp *qp,
 		cqe.wc_flags |= SROCE_WC_WITH_IMM;
 	}
 	qp->rwqe_valid = false;
-	sroce_cq_post(qp->rcq, &cqe, h->bth.solicited);
+	sroce_cq_post(qp->rcq, &qp->ibqp, &cqe, h->bth.solicited);
 }
 
 /* Make sure a receive WQE is at hand; a message's first packet takes one. */
@@ -936,7 +936,7 @@ void sroce_rq_flush_locked(struct sroce_qp *qp)
 	if (qp->rwqe_valid) {
 		cqe.wr_id = qp->rwqe.wr_id;
 		cqe.wqe_index = qp->rwqe.index;
-		sroce_cq_post(qp->rcq, &cqe, false);
+		sroce_cq_post(qp->rcq, &qp->ibqp, &cqe, false);
 		qp->rwqe_valid = false;
 	}
 	while (avail-- > 0) {
@@ -946,7 +946,7 @@ void sroce_rq_flush_locked(struct sroce_qp *qp)
 		cqe.wr_id = READ_ONCE(wqe->wr_id);
 		cqe.wqe_index = qp->rq.index;
 		sroce_queue_consume(&qp->rq, 1);
-		sroce_cq_post(qp->rcq, &cqe, false);
+		sroce_cq_post(qp->rcq, &qp->ibqp, &cqe, false);
 	}
 }
 
