@@ -19,6 +19,7 @@ ALL_KVERS = $(shell $(TOP)/tests/tools/kernels.sh)
 
 SROCE_DIR := drivers/infiniband/sw/sroce
 MODULE_SOURCES := Kbuild $(shell find drivers include -name '*.[ch]' -o -name Kbuild -o -name Kconfig 2>/dev/null)
+KMOD_SOURCES := $(wildcard tests/kmod/Kbuild tests/kmod/*.c)
 PREFIX ?= /usr
 LIBDIR ?= $(PREFIX)/lib/$(shell gcc -print-multiarch)
 DESTDIR ?=
@@ -45,7 +46,9 @@ setup:
 	@$(TOP)/tests/tools/setup.sh
 
 # module-<kver>: build sroce.ko for one installed kernel with W=1, and every
-# header of the driver on its own (HDRTEST lines). Kbuild leaves the module in
+# header of the driver on its own (HDRTEST lines); then the kernel-verbs
+# test module (tests/kmod/, loaded only by tests/vm/tests/kverbs.sh) in
+# build/<kver>/kmod/. Kbuild leaves the module in
 # $(SROCE_DIR)/; the copy in build/<kver>/ is what the tests load. Sources
 # deleted from the repo are deleted from the copy too (a stale header would
 # still be compiled on its own).
@@ -56,13 +59,15 @@ module: module-$(KVER)
 modules-all:
 	@set -e; for v in $(ALL_KVERS); do $(MAKE) --no-print-directory module-$$v; done
 
-module-%: $(MODULE_SOURCES)
+module-%: $(MODULE_SOURCES) $(KMOD_SOURCES)
 	@mkdir -p $(BUILD)/$*
 	@cd $(BUILD)/$* && for f in $$(find drivers include -name '*.[ch]' 2>/dev/null); do \
 		[ -e $(TOP)/$$f ] || rm -f $$f; done
 	@cp -a Kbuild drivers include $(BUILD)/$*/
 	$(MAKE) -C $(if $(filter $*,$(KVER)),$(KDIR),/lib/modules/$*/build) M=$(BUILD)/$* W=1 $(KBUILD_EXTRA) modules
 	@cp $(BUILD)/$*/$(SROCE_DIR)/sroce.ko $(BUILD)/$*/sroce.ko
+	@mkdir -p $(BUILD)/$*/kmod && cp -a $(KMOD_SOURCES) $(BUILD)/$*/kmod/
+	$(MAKE) -C $(if $(filter $*,$(KVER)),$(KDIR),/lib/modules/$*/build) M=$(BUILD)/$*/kmod W=1 $(KBUILD_EXTRA) modules
 
 sparse:
 	@$(MAKE) --no-print-directory module-$(KVER) KBUILD_EXTRA="C=2"

@@ -188,7 +188,23 @@ build_module() {
 	# Kbuild leaves it in the driver directory; run.sh and vm-run load
 	# module/sroce.ko. A scratch module (SROCE_MODULE_SRC) may be there already.
 	[ ! -e "$dest/$SROCE_DIR/sroce.ko" ] || cp "$dest/$SROCE_DIR/sroce.ko" "$dest/sroce.ko"
+	build_kmod "$tree" "$dest"
 	log "module ready: $(find "$dest" -maxdepth 1 -name '*.ko' -printf '%f ')"
+}
+
+# The kernel-verbs test module, in module/kmod/ as the Makefile puts it in
+# build/<kver>/kmod/ (tests/vm/tests/kverbs.sh loads it from beside sroce.ko).
+build_kmod() {
+	local tree=$1 dest=$2/kmod
+
+	[ -z "${SROCE_MODULE_SRC:-}" ] && [ -e "$TOP/tests/kmod/Kbuild" ] || return 0
+	mkdir -p "$dest"
+	cp -a "$TOP/tests/kmod/Kbuild" "$TOP"/tests/kmod/*.c "$dest/"
+	if ! make -C "$tree" M="$dest" W=1 modules > "$OUT/kmod.log" 2>&1 ||
+	   grep -q -E ':[0-9]+(:[0-9]+)?: warning:' "$OUT/kmod.log"; then
+		cat "$OUT/kmod.log" >&2
+		die "test module build failed or warned"
+	fi
 }
 
 # Two callers (make check and make check-debug, or two engineers) must not

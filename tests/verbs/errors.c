@@ -25,6 +25,9 @@ static uint32_t bogus_key(uint32_t key)
 
 /* --- the requester's own mistake ---------------------------------------- */
 
+static int kernel_key(struct vt *t, uint32_t *key);
+
+/* t->arg: NULL for a key nobody handed out, else a kernel PD's (below). */
 static int bad_lkey_client(struct vt *t)
 {
 	struct vt_buf *b = vt_buf(t, MSG_LEN, IBV_ACCESS_LOCAL_WRITE);
@@ -35,7 +38,10 @@ static int bad_lkey_client(struct vt *t)
 	if (!b || vt_ep_up(t, &ep, NULL))
 		return -1;
 	sg = vt_sge(b, 0, MSG_LEN);
-	sg.lkey = bogus_key(sg.lkey);
+	if (!t->arg)
+		sg.lkey = bogus_key(sg.lkey);
+	else if (kernel_key(t, &sg.lkey))
+		return -1;
 	wr = vt_wr(IBV_WR_SEND, 1, &sg, 1, IBV_SEND_SIGNALED);
 	if (vt_post_send(t, &ep, &wr) ||
 	    vt_expect_wc(t, ep.scq, 1, IBV_WC_LOC_PROT_ERR, NULL, "SEND with a bad lkey") ||
@@ -110,7 +116,8 @@ static int recv_too_small_server(struct vt *t)
 
 /* --- the responder refuses: rkey, bounds, rights, PD --------------------- */
 
-enum access_kind { BAD_RKEY, OUT_OF_BOUNDS, NO_REMOTE_WRITE, NO_REMOTE_READ, OTHER_PD };
+enum access_kind { BAD_RKEY, OUT_OF_BOUNDS, NO_REMOTE_WRITE, NO_REMOTE_READ, OTHER_PD,
+		   KERNEL_RKEY };
 
 static int access_client(struct vt *t)
 {
@@ -130,6 +137,8 @@ static int access_client(struct vt *t)
 	vt_wr_remote(&wr, &ep, kind == OUT_OF_BOUNDS ? ep.peer.len - MSG_LEN / 2 : 0);
 	if (kind == BAD_RKEY)
 		wr.wr.rdma.rkey = bogus_key(wr.wr.rdma.rkey);
+	if (kind == KERNEL_RKEY && kernel_key(t, &wr.wr.rdma.rkey))
+		return -1;
 	if (vt_post_send(t, &ep, &wr) ||
 	    vt_expect_wc(t, ep.scq, 1, IBV_WC_REM_ACCESS_ERR, NULL, "refused access") ||
 	    vt_expect_state(t, ep.qp, IBV_QPS_ERR, STATE_MS, "requester"))
@@ -166,7 +175,30 @@ static int access_server(struct vt *t)
 
 static const enum access_kind bad_rkey = BAD_RKEY, out_of_bounds = OUT_OF_BOUNDS,
 			      no_remote_write = NO_REMOTE_WRITE, no_remote_read = NO_REMOTE_READ,
-			      other_pd = OTHER_PD;
+			      other_pd = OTHER_PD, kernel_rkey = KERNEL_RKEY;
+
+/* --- a kernel key named from user space ---------------------------------- */
+
+/*
+ * SROCE_KERNEL_KEY: the local_dma_lkey (also an rkey) of a kernel PD, which
+ * tests/vm/tests/kverbs.sh has the kernel-verbs test module hold. It names
+ * a DMA MR covering all kernel memory; no user QP may use it, as lkey
+ * (LOC_PROT_ERR) nor as the rkey a peer's WRITE aims at (REM_ACCESS_ERR).
+ */
+static int kernel_key(struct vt *t, uint32_t *key)
+{
+	const char *s = getenv("SROCE_KERNEL_KEY");
+	char *end;
+
+	if (!s || !*s)
+		return vt_fail(t, "SROCE_KERNEL_KEY is not set");
+	errno = 0;
+	*key = strtoul(s, &end, 0);
+	if (errno || *end)
+		return vt_fail(t, "SROCE_KERNEL_KEY=%s is not a number", s);
+	return 0;
+}
+
 
 /* --- requester limits -------------------------------------------------------- */
 
@@ -960,6 +992,10 @@ const struct vt_case vt_error_cases[] = {
 };
 
 const struct vt_case vt_on_request_cases[] = {
+	{ "err_kernel_lkey", "SEND naming a kernel PD's lkey (SROCE_KERNEL_KEY): LOC_PROT_ERR",
+	  bad_lkey_client, bad_lkey_server, &kernel_rkey },
+	{ "err_kernel_rkey", "WRITE aimed at a kernel PD's rkey (SROCE_KERNEL_KEY): REM_ACCESS_ERR",
+	  access_client, access_server, &kernel_rkey },
 	{ "err_retry_blackhole", "the network drops every RoCE packet: IBV_WC_RETRY_EXC_ERR, no hang",
 	  retry_client, retry_server, &peer_blackholed },
 	{ NULL },

@@ -96,8 +96,13 @@ void sroce_comp_advance_locked(struct sroce_qp *qp)
 			break;
 		if (swqe->rd_issued)
 			qp->rd_outstanding--;
+		/*
+		 * Retire the slot before its CQE: a kernel consumer that polled
+		 * the CQE may post into the slot at once (sroce_post.c reads
+		 * comp_index locklessly; cq->lock orders the two).
+		 */
+		WRITE_ONCE(qp->comp_index, qp->comp_index + 1);
 		sroce_complete_swqe_locked(qp, swqe);
-		qp->comp_index++;
 		if (swqe->status != IB_WC_SUCCESS) {
 			sroce_qp_error_locked(qp);
 			return;

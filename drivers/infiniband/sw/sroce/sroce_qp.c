@@ -23,6 +23,7 @@
 #include "sroce_cq.h"
 #include "sroce_debug.h"
 #include "sroce_local.h"
+#include "sroce_post.h"
 #include "sroce_proto.h"
 #include "sroce_psn.h"
 #include "sroce_qp.h"
@@ -180,11 +181,11 @@ static int sroce_qp_export(struct sroce_qp *qp, struct ib_udata *udata)
 static int sroce_qp_check_init(const struct ib_qp_init_attr *init,
 			       struct ib_udata *udata)
 {
-	/* Kernel consumers, UD/UC and SRQs come later; say so clearly. */
-	if (!udata || init->qp_type != IB_QPT_RC || init->srq ||
-	    init->create_flags)
+	/* GSI, UD, UC and SRQs come later; say so clearly. */
+	if (init->qp_type != IB_QPT_RC || init->srq || init->create_flags)
 		return -EOPNOTSUPP;
-	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
 	return sroce_qp_check_caps(&init->cap);
 }
@@ -205,6 +206,8 @@ static void sroce_qp_init_state(struct sroce_qp *qp,
 {
 	mutex_init(&qp->modify_mutex);
 	spin_lock_init(&qp->lock);
+	spin_lock_init(&qp->sq_post_lock);
+	spin_lock_init(&qp->rq_post_lock);
 	init_completion(&qp->released);
 	INIT_LIST_HEAD(&qp->tx_entry);
 	sroce_local_qp_init(qp);
@@ -249,9 +252,12 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->ibqp.qp_num = qpn;
 	qp->src_port = 0xc000 | hash_32(qpn, 14);
 
-	err = sroce_qp_export(qp, udata);
-	if (err)
-		goto err_erase;
+	qp->kernel = !udata;
+	if (udata) {
+		err = sroce_qp_export(qp, udata);
+		if (err)
+			goto err_erase;
+	}
 
 	/*
 	 * The transmit thread polls only QPs it lists (sroce_tx.c), so the
@@ -369,7 +375,8 @@ static void sroce_qp_reset_locked(struct sroce_qp *qp)
 	/* RESET forgets all work: posted WQEs go without completions. */
 	sroce_queue_discard_all(&qp->sq);
 	sroce_queue_discard_all(&qp->rq);
-	qp->comp_index = qp->req_index = qp->sq.index;
+	qp->req_index = qp->sq.index;
+	WRITE_ONCE(qp->comp_index, qp->sq.index);
 	qp->rd_outstanding = 0;
 	qp->rnr_wait = false;
 	/* Nothing of the old connection may steer the next one. */
@@ -490,20 +497,21 @@ static int sroce_qp_current_state(struct sroce_qp *qp, struct ib_qp_attr *attr,
 
 /**
  * sroce_qp_state_transition_valid - may a QP go from @cur to @next?
+ * @type: the QP's type (the table differs: SQE exists for UD, not RC)
  * @cur: current state
  * @next: requested state
  * @mask: IB_QP_* attributes given with the transition
  *
  * The IBA transition table (required and optional attributes per
- * transition) for RC QPs, as ib_core encodes it; sroce supports all of it.
+ * transition) for the QP's own type, as ib_core encodes it.
  */
 SROCE_VISIBLE_IF_KUNIT bool
-sroce_qp_state_transition_valid(enum ib_qp_state cur, enum ib_qp_state next,
-				int mask)
+sroce_qp_state_transition_valid(enum ib_qp_type type, enum ib_qp_state cur,
+				enum ib_qp_state next, int mask)
 {
 	if (cur > IB_QPS_ERR || next > IB_QPS_ERR)
 		return false;
-	return ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask);
+	return ib_modify_qp_is_ok(cur, next, type, mask);
 }
 
 /**
@@ -532,7 +540,8 @@ sroce_qp_commit_modify_locked(struct sroce_qp *qp, const struct ib_qp_attr *attr
 {
 	lockdep_assert_held(&qp->lock);
 	if (qp->state != cur &&
-	    !sroce_qp_state_transition_valid(qp->state, next, mask))
+	    !sroce_qp_state_transition_valid(qp->ibqp.qp_type, qp->state,
+					     next, mask))
 		return -EINVAL;
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		*rd_res = sroce_qp_swap_rd_res_locked(qp, *rd_res,
@@ -555,7 +564,7 @@ static int sroce_modify_qp_serialised(struct sroce_qp *qp,
 	if (err)
 		return err;
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
-	if (!sroce_qp_state_transition_valid(cur, next, mask))
+	if (!sroce_qp_state_transition_valid(qp->ibqp.qp_type, cur, next, mask))
 		return -EINVAL;
 	err = sroce_qp_check_attr(qp, attr, mask);
 	if (!err && (mask & IB_QP_AV))
@@ -694,17 +703,19 @@ static bool sroce_qp_tx_left(struct sroce_qp *qp)
 
 /*
  * A process rings the doorbell with an empty work request list (see the
- * NEED_WAKEUP protocol in sroce-abi.h); work requests themselves only come
- * through the ring. The doorbell runs the requester right here, in the
+ * NEED_WAKEUP protocol in sroce-abi.h); its work requests themselves only
+ * come through the ring. The doorbell runs the requester right here, in the
  * process that posted, which saves waking the transmit thread and a context
- * switch; the thread takes over what one pass leaves. Kernel QPs do not
- * exist yet.
+ * switch; the thread takes over what one pass leaves. Kernel consumers
+ * pass work requests, which sroce_post.c writes into the ring.
  */
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 
+	if (qp->kernel)
+		return sroce_kpost_send(qp, wr, bad_wr);
 	if (wr) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
@@ -718,6 +729,10 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
 {
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	if (qp->kernel)
+		return sroce_kpost_recv(qp, wr, bad_wr);
 	*bad_wr = wr;
 	return -EOPNOTSUPP;
 }
@@ -766,7 +781,9 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 
 /*
  * Any context, qp->lock may be held: the uverbs handler only queues the
- * event under its own lock, and sroce has no kernel QPs.
+ * event under its own lock, and a kernel consumer's handler must not sleep
+ * (IBA events arrive in interrupt context on hardware) nor modify or
+ * destroy the QP from inside it.
  */
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 {

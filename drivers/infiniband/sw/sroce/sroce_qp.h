@@ -134,6 +134,11 @@ struct sroce_rwqe {
  *	delivery; its own lock (sroce_outq.h), appended under @lock
  * @local_entry: on the senders list of the CPU holding @local_out's claim;
  *	only that CPU touches it (sroce_local.c)
+ * @kernel: created by a kernel consumer: its rings are never mapped, and
+ *	post_send/post_recv write them (sroce_post.c)
+ * @sq_post_lock, @rq_post_lock: kernel QPs: serialise the producers of the
+ *	SQ and RQ ring (the consumer's part is the engine's, under @lock);
+ *	taken irqsave, since ULPs post with IRQs off
  * @lock: protects everything below it
  * @state: IB QP state
  * @attr: modify_qp attributes in force (path MTU, PSNs, timers, AV, ...)
@@ -185,6 +190,9 @@ struct sroce_qp {
 	struct mutex modify_mutex;
 	struct sroce_outq local_out;
 	struct list_head local_entry;
+	bool kernel;
+	spinlock_t sq_post_lock;
+	spinlock_t rq_post_lock;
 
 	spinlock_t lock;
 	enum ib_qp_state state;
@@ -311,7 +319,8 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 
 #if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
 /* Static without the KUnit suites (SROCE_VISIBLE_IF_KUNIT). */
-bool sroce_qp_state_transition_valid(enum ib_qp_state cur,
+bool sroce_qp_state_transition_valid(enum ib_qp_type type,
+				     enum ib_qp_state cur,
 				     enum ib_qp_state next, int mask);
 int sroce_qp_commit_modify_locked(struct sroce_qp *qp,
 				  const struct ib_qp_attr *attr, int mask,

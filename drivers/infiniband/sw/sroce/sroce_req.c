@@ -627,8 +627,9 @@ void sroce_sq_flush_locked(struct sroce_qp *qp)
 		if (swqe->state != SROCE_SWQE_DONE || swqe->status == IB_WC_SUCCESS)
 			swqe->status = IB_WC_WR_FLUSH_ERR;
 		swqe->state = SROCE_SWQE_DONE;
+		/* Slot first, then CQE: as in sroce_comp_advance_locked(). */
+		WRITE_ONCE(qp->comp_index, qp->comp_index + 1);
 		sroce_complete_swqe_locked(qp, swqe);
-		qp->comp_index++;
 	}
 	qp->req_index = qp->comp_index;
 	qp->rd_outstanding = 0;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: which RC QP state transitions modify_qp accepts, with which
- * attribute masks (IBA 10.3.1, table 91), and that a modify failing its
+ * KUnit: which QP state transitions modify_qp accepts for RC (and, where
+ * the tables differ, UD), with which attribute masks (IBA 10.3.1, table
+ * 91), and that a modify failing its
  * last check under qp->lock applies nothing.
  */
 #include <kunit/test.h>
@@ -21,6 +22,7 @@ struct transition {
 	enum ib_qp_state cur, next;
 	int mask;
 	bool valid;
+	enum ib_qp_type type;	/* 0 (IB_QPT_SMI) stands for RC here */
 };
 
 static const struct transition transitions[] = {
@@ -50,6 +52,17 @@ static const struct transition transitions[] = {
 	{ IB_QPS_SQD, IB_QPS_RTS, IB_QP_STATE, true },
 	/* Staying in RTS while changing a timer. */
 	{ IB_QPS_RTS, IB_QPS_RTS, IB_QP_STATE | IB_QP_MIN_RNR_TIMER, true },
+	/*
+	 * SQE (send queue error): a UD QP leaves it for RTS with a modify but
+	 * never enters it by one (only a failed send does). An RC QP never
+	 * is in SQE: sroce refuses a cur_qp_state that is not the real one.
+	 */
+	{ IB_QPS_SQE, IB_QPS_RTS, IB_QP_STATE, true, IB_QPT_UD },
+	{ IB_QPS_SQE, IB_QPS_RTS, IB_QP_STATE | IB_QP_QKEY, true, IB_QPT_UD },
+	{ IB_QPS_RTS, IB_QPS_SQE, IB_QP_STATE, false, IB_QPT_UD },
+	/* The type's own table: UD's RTR takes no AV, RC's needs one. */
+	{ IB_QPS_INIT, IB_QPS_RTR, IB_QP_STATE, true, IB_QPT_UD },
+	{ IB_QPS_INIT, IB_QPS_RTR, IB_QP_STATE, false },
 	/* Not a state at all. */
 	{ IB_QPS_ERR + 1, IB_QPS_RESET, IB_QP_STATE, false },
 	{ IB_QPS_RESET, IB_QPS_ERR + 1, IB_QP_STATE, false },
@@ -63,8 +76,10 @@ static void sroce_qp_transitions_follow_the_iba_table(struct kunit *test)
 		const struct transition *t = &transitions[i];
 
 		KUNIT_EXPECT_EQ_MSG(test,
-			sroce_qp_state_transition_valid(t->cur, t->next, t->mask),
-			t->valid, "%d -> %d mask %#x", t->cur, t->next, t->mask);
+			sroce_qp_state_transition_valid(t->type ?: IB_QPT_RC,
+							t->cur, t->next, t->mask),
+			t->valid, "type %d: %d -> %d mask %#x", t->type,
+			t->cur, t->next, t->mask);
 	}
 }
 
