@@ -172,12 +172,13 @@ static void sroce_kpost_publish(struct sroce_qp *qp, struct sroce_queue *q,
 	/* Release: WQEs before index; pairs with the consumer's acquire. */
 	smp_store_release(&q->hdr->producer, producer);
 	/*
-	 * Index before flag; pairs with sroce_tx_sleep()'s barrier between
-	 * setting NEED_WAKEUP and its last look at the rings.
+	 * Index before flag; pairs with the barrier of sroce_tx_sleep() and
+	 * sroce_tx_prune_locked() between setting NEED_WAKEUP and their last
+	 * look at the rings. The kick lists the QP if the thread dropped it.
 	 */
 	smp_mb();
 	if (READ_ONCE(q->hdr->flags) & SROCE_RING_NEED_WAKEUP)
-		sroce_tx_kick(qp->sdev);
+		sroce_tx_kick(qp);
 }
 
 /* States a send may be posted in; in ERR it completes flushed. */
