@@ -95,11 +95,13 @@ static void sroce_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_pd = sroce_alloc_pd,
+	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
 	.create_cq_ex = sroce_create_cq_ex,
 	.create_qp = sroce_create_qp,
 	.create_qp_ex = sroce_create_qp_ex,
 	.dealloc_pd = sroce_dealloc_pd,
+	.destroy_ah = sroce_destroy_ah,
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,

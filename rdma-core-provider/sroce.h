@@ -181,6 +181,21 @@ static inline struct sroce_cq *cq_ex_to_scq(struct ibv_cq_ex *cqx)
 	return sroce_container_of(cqx, struct sroce_cq, vcq.cq_ex);
 }
 
+/* An address handle: the kernel's index for it goes into UD WQEs. */
+struct sroce_ah {
+	struct ibv_ah ibah;
+	uint32_t index;
+};
+
+static inline struct sroce_ah *to_sah(struct ibv_ah *ibah)
+{
+	return sroce_container_of(ibah, struct sroce_ah, ibah);
+}
+
+/* sroce_ah.c */
+struct ibv_ah *sroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int sroce_destroy_ah(struct ibv_ah *ibah);
+
 /* sroce_cq.c */
 struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 			       struct ibv_comp_channel *channel,

@@ -14,7 +14,7 @@
 #include "sroce_queue.h"
 
 /* Completion flags the ABI defines; others would be kernel garbage. */
-#define SROCE_WC_FLAGS_KNOWN (SROCE_WC_WITH_IMM | SROCE_WC_WITH_INV)
+#define SROCE_WC_FLAGS_KNOWN (SROCE_WC_GRH | SROCE_WC_WITH_IMM | SROCE_WC_WITH_INV)
 
 _Static_assert(SROCE_WC_WITH_IMM == IBV_WC_WITH_IMM &&
 		       SROCE_WC_WITH_INV == IBV_WC_WITH_INV,

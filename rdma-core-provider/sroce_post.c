@@ -43,6 +43,15 @@ static void sroce_wqe_set_target(struct sroce_send_wqe *wqe,
 		wqe->imm_data = wr->imm_data;
 }
 
+static void sroce_wqe_set_ud_target(const struct sroce_qp *qp,
+				    struct sroce_send_wqe *wqe,
+				    const struct ibv_send_wr *wr)
+{
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD)
+		sroce_wqe_set_ud(wqe, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+				 wr->wr.ud.remote_qkey);
+}
+
 static int sroce_build_send(const struct sroce_qp *qp,
 			    struct sroce_send_wqe *wqe,
 			    const struct ibv_send_wr *wr)
@@ -60,12 +69,15 @@ static int sroce_build_send(const struct sroce_qp *qp,
 	if (ret)
 		return ret;
 	sroce_wqe_set_target(wqe, op, wr);
+	sroce_wqe_set_ud_target(qp, wqe, wr);
 	if (flags & IBV_SEND_INLINE)
 		ret = sroce_wqe_add_inline_sges(qp, wqe, wr->sg_list,
 						wr->num_sge);
 	else
 		ret = sroce_wqe_set_sges(qp, wqe, wr->sg_list, wr->num_sge);
-	return ret ? ret : sroce_wqe_check(wqe);
+	if (!ret)
+		ret = sroce_wqe_check(wqe);
+	return ret ? ret : sroce_wqe_check_ud(qp, wqe);
 }
 
 /*

@@ -81,6 +81,27 @@ void sroce_wqe_set_atomic(struct sroce_send_wqe *wqe, uint32_t rkey,
 	wqe->atomic.rkey = rkey;
 }
 
+void sroce_wqe_set_ud(struct sroce_send_wqe *wqe, struct ibv_ah *ah,
+		      uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	wqe->ud.ah_index = ah ? to_sah(ah)->index : 0;
+	wqe->ud.remote_qpn = remote_qpn;
+	wqe->ud.remote_qkey = remote_qkey;
+}
+
+int sroce_wqe_check_ud(const struct sroce_qp *qp,
+		       const struct sroce_send_wqe *wqe)
+{
+	if (qp->vqp.qp.qp_type != IBV_QPT_UD)
+		return 0;
+	if (wqe->opcode != SROCE_WR_SEND && wqe->opcode != SROCE_WR_SEND_WITH_IMM)
+		return EINVAL;
+	/* The kernel checks the index; 0 is never one (sroce-abi.h). */
+	if (!wqe->ud.ah_index || wqe->ud.remote_qpn > 0xffffff)
+		return EINVAL;
+	return 0;
+}
+
 int sroce_wqe_set_sges(const struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 		       const struct ibv_sge *sg, size_t num_sge)
 {

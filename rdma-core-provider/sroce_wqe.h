@@ -42,6 +42,14 @@ void sroce_wqe_set_atomic(struct sroce_send_wqe *wqe, uint32_t rkey,
 			  uint64_t remote_addr, uint64_t compare_add,
 			  uint64_t swap);
 
+/* A UD send's destination; checked by sroce_wqe_check_ud(). */
+void sroce_wqe_set_ud(struct sroce_send_wqe *wqe, struct ibv_ah *ah,
+		      uint32_t remote_qpn, uint32_t remote_qkey);
+
+/* On a UD QP only sends with a destination: EINVAL otherwise. */
+int sroce_wqe_check_ud(const struct sroce_qp *qp,
+		       const struct sroce_send_wqe *wqe);
+
 /* EINVAL if there are more SGEs than the QP's entries hold. */
 int sroce_wqe_set_sges(const struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 		       const struct ibv_sge *sg, size_t num_sge);

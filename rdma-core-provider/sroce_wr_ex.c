@@ -38,6 +38,8 @@ static void sroce_wr_close(struct sroce_qp *qp)
 {
 	if (qp->batch_wqe && !qp->batch_err)
 		sroce_wr_fail(qp, sroce_wqe_check(qp->batch_wqe));
+	if (qp->batch_wqe && !qp->batch_err)
+		sroce_wr_fail(qp, sroce_wqe_check_ud(qp, qp->batch_wqe));
 	qp->batch_wqe = NULL;
 }
 
@@ -187,6 +189,16 @@ static void sroce_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 						     num_sge));
 }
 
+/* UD: where the WQE being built goes (ibv_wr_set_ud_addr()). */
+static void sroce_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
+				 uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct sroce_send_wqe *wqe = sroce_wr_current(qp_ex_to_sqp(qpx));
+
+	if (wqe)
+		sroce_wqe_set_ud(wqe, ah, remote_qpn, remote_qkey);
+}
+
 static void sroce_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey,
 			     uint64_t addr, uint32_t length)
 {
@@ -242,6 +254,7 @@ void sroce_qp_set_wr_ops(struct ibv_qp_ex *qpx)
 	qpx->wr_atomic_cmp_swp = sroce_wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = sroce_wr_atomic_fetch_add;
 	qpx->wr_set_sge = sroce_wr_set_sge;
+	qpx->wr_set_ud_addr = sroce_wr_set_ud_addr;
 	qpx->wr_set_sge_list = sroce_wr_set_sge_list;
 	qpx->wr_set_inline_data = sroce_wr_set_inline_data;
 	qpx->wr_set_inline_data_list = sroce_wr_set_inline_data_list;

@@ -126,7 +126,8 @@ static void cq_poll_drops_unknown_wc_flags(struct unit_case_state *t)
 	cqe.wc_flags = 0xffffffff;
 	k_cq_push(dp.mock->cq(cq->handle), &cqe);
 	EXPECT(t, ibv_poll_cq(cq, 1, &wc) == 1);
-	EXPECT(t, wc.wc_flags == (IBV_WC_WITH_IMM | IBV_WC_WITH_INV));
+	EXPECT(t, wc.wc_flags ==
+			  (IBV_WC_GRH | IBV_WC_WITH_IMM | IBV_WC_WITH_INV));
 	ibv_destroy_cq(cq);
 }
 

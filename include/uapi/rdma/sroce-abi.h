@@ -173,9 +173,23 @@ enum sroce_wr_opcode {
  * @invalidate_rkey: rkey to invalidate (SEND_WITH_INV)
  * @rdma: RDMA READ/WRITE target
  * @atomic: atomic target and operands (8-byte aligned remote_addr)
+ * @ud: destination of a send on a UD QP (SEND and SEND_WITH_IMM only):
+ *	@ud.ah_index is the index struct sroce_create_ah_resp returned for an
+ *	address handle of this process on the QP's PD; @ud.remote_qpn the
+ *	destination QP (24 bits, upper bits must be zero); @ud.remote_qkey
+ *	its Q_Key, where a set high bit means "the QP's own Q_Key"
+ *	(IBA 10.2.5). An index that names no such AH, in this process and
+ *	PD, completes the WQE with IBV_WC_LOC_QP_OP_ERR (the QP then goes
+ *	to the error state, as for every failed send WQE).
  *
  * The header is 64 bytes; sge[] or the inline data follow it, within the
  * QP's sq_stride.
+ *
+ * The @ud member came with UD QPs. It overlays @rdma without moving a
+ * byte (its reserved word is @rdma.reserved), and a kernel without UD
+ * support refuses UD QPs and AHs at creation, so neither old providers on
+ * new kernels nor new providers on old kernels can misread a WQE:
+ * SROCE_ABI_VERSION stays 1.
  */
 struct sroce_send_wqe {
 	__aligned_u64 wr_id;
@@ -201,6 +215,12 @@ struct sroce_send_wqe {
 			__u32 rkey;
 			__u32 reserved;
 		} atomic;
+		struct {
+			__u32 ah_index;
+			__u32 remote_qpn;
+			__u32 remote_qkey;
+			__u32 reserved;
+		} ud;
 	};
 	struct sroce_sge sge[];
 };
@@ -230,7 +250,11 @@ enum sroce_wc_opcode {
 	SROCE_WC_RECV_RDMA_WITH_IMM	= (1 << 7) + 1,
 };
 
-/* Completion flags: the values of enum ibv_wc_flags. */
+/*
+ * Completion flags: the values of enum ibv_wc_flags. UD receives carry
+ * SROCE_WC_GRH: the buffer starts with the 40-byte GRH area (below).
+ */
+#define SROCE_WC_GRH			(1U << 0)
 #define SROCE_WC_WITH_IMM		(1U << 1)
 #define SROCE_WC_WITH_INV		(1U << 3)
 
@@ -268,6 +292,30 @@ struct sroce_cqe {
 	__u8 sl;
 	__u16 pkey_index;
 	__u32 reserved[4];
+};
+
+/*
+ * UD receives
+ * -----------
+ * A UD receive buffer starts with 40 bytes for the GRH, as on every IB
+ * device: for RoCEv2 over IPv6 they hold the IPv6 header as received; over
+ * IPv4, 20 zero bytes then the 20-byte IPv4 header as received (what
+ * libibverbs' ibv_init_ah_from_wc() parses). The payload follows at byte
+ * 40, and byte_len counts the 40 bytes. The CQE of a UD receive has
+ * SROCE_WC_GRH in wc_flags, the sender's QP in src_qp, sl 0 and
+ * pkey_index 0 (sroce's one partition).
+ */
+
+/*
+ * struct sroce_create_ah_resp - kernel answer to ibv_create_ah()
+ * @ah_index: what a UD send WQE names this AH by (@ud.ah_index); never 0,
+ *	valid for this process only, until ibv_destroy_ah(). A WQE posted
+ *	before the destroy still goes to the AH's destination.
+ * @reserved: zero
+ */
+struct sroce_create_ah_resp {
+	__u32 ah_index;
+	__u32 reserved;
 };
 
 /*

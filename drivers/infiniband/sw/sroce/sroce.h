@@ -6,6 +6,8 @@
 #define SROCE_H
 
 #include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/xarray.h>
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
 
@@ -26,6 +28,7 @@ struct sroce_stats;
  * @num_pd: protection domains alive, bounded by SROCE_MAX_PD
  * @num_cq: completion queues alive, bounded by SROCE_MAX_CQ
  * @num_qp: queue pairs alive, bounded by SROCE_MAX_QP
+ * @num_ah: address handles alive, bounded by SROCE_MAX_AH
  * @mr_table: registered memory regions by key
  * @tx: the transmit thread and the QPs it serves
  * @net_ref: holds a reference on the shared RoCEv2 sockets
@@ -40,14 +43,25 @@ struct sroce_dev {
 	atomic_t num_pd;
 	atomic_t num_cq;
 	atomic_t num_qp;
+	atomic_t num_ah;
 	struct sroce_mr_table mr_table;
 	struct sroce_tx tx;
 	bool net_ref;
 	struct sroce_stats __percpu *stats;
 };
 
+/**
+ * struct sroce_ucontext - one process's open device
+ * @ibuc: ib_core's part
+ * @ahs: AH index -> struct sroce_ah_handle (sroce_ah.c); RCU lookups
+ * @ud_lock: protects @ud_qps
+ * @ud_qps: the process's UD QPs (sroce_ud.c), for destroy_ah
+ */
 struct sroce_ucontext {
 	struct ib_ucontext ibuc;
+	struct xarray ahs;
+	struct mutex ud_lock;
+	struct list_head ud_qps;
 };
 
 struct sroce_pd {

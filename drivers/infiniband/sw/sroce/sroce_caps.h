@@ -24,7 +24,7 @@
 #define SROCE_MAX_SRQ			0	/* shared receive queues: not yet */
 #define SROCE_MAX_MR			(SZ_64K)
 #define SROCE_MAX_MW			0	/* memory windows: not yet */
-#define SROCE_MAX_AH			0	/* address handles (UD): not yet */
+#define SROCE_MAX_AH			(SZ_64K)
 
 /* Queue sizes. */
 #define SROCE_MAX_QP_WR			(SZ_16K)

@@ -18,6 +18,7 @@
 #include "sroce_qp.h"
 #include "sroce_sge.h"
 #include "sroce_stats.h"
+#include "sroce_ud.h"
 
 /* IBA table 45: RNR NAK timer field -> microseconds. */
 static const u32 sroce_rnr_usecs[32] = {
@@ -75,6 +76,8 @@ void sroce_complete_swqe_locked(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		.wqe_index = swqe->index,
 		.byte_len = swqe->length,
 	};
+
+	sroce_swqe_put_ah(swqe);
 
 	if (swqe->status == IB_WC_SUCCESS && !qp->sq_sig_all &&
 	    !(swqe->send_flags & SROCE_SEND_SIGNALED))

@@ -39,6 +39,7 @@
 #include "sroce_qp.h"
 #include "sroce_seg.h"
 #include "sroce_stats.h"
+#include "sroce_ud.h"
 
 /* The sockets exist while at least one device does; sroce_net_lock. */
 static DEFINE_MUTEX(sroce_net_lock);
@@ -257,6 +258,14 @@ static void sroce_rcv_bth(struct sk_buff *skb, bool local)
 	if (!qp) {
 		reason = SROCE_STAT_RCVD_UNKNOWN_QPN;
 		goto drop;
+	}
+	/* Datagrams come from anyone: no peer, no connection checks. */
+	if (qp->ibqp.qp_type == IB_QPT_UD) {
+		if (err)
+			goto drop_qp;
+		sroce_ud_rcv(qp, skb, &h, local);
+		sroce_qp_put(qp);
+		return;
 	}
 	/* A connection is its QPN and its peer: anything else names none. */
 	if (!local && !sroce_rcv_from_peer(skb, qp)) {
@@ -588,21 +597,35 @@ static void sroce_pkt_xmit_count(struct sroce_dev *sdev, unsigned int bytes,
  */
 int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	const struct sroce_av *av = &qp->av;
-	unsigned int udp_payload = skb->len;
-	int err;
-
 	/* modify_qp guarantees an address vector in RTR/RTS; never trust it. */
-	if (unlikely(!av->net)) {
+	if (unlikely(!qp->av.net)) {
+		sroce_pkt_xmit_count(qp->sdev, skb->len, NET_XMIT_DROP);
 		kfree_skb(skb);
-		sroce_pkt_xmit_count(qp->sdev, udp_payload, NET_XMIT_DROP);
 		return -ENETUNREACH;
 	}
 	if (sroce_local_xmit(qp, skb)) {
-		sroce_pkt_xmit_count(qp->sdev, udp_payload, NET_XMIT_SUCCESS);
+		sroce_pkt_xmit_count(qp->sdev, skb->len, NET_XMIT_SUCCESS);
 		return 0;
 	}
-	sroce_push_udp(skb, htons(qp->src_port));
+	return sroce_pkt_xmit_av(qp->sdev, &qp->av, qp->src_port, skb);
+}
+
+/**
+ * sroce_pkt_xmit_av - send through the IP stack to @av
+ * @sdev: the sending device, for the counters
+ * @av: the destination (a QP's, or a UD send's AH)
+ * @src_port: UDP source port
+ * @skb: as for sroce_pkt_xmit(); consumed
+ *
+ * Any context. Return: 0 or a routing/transmit error.
+ */
+int sroce_pkt_xmit_av(struct sroce_dev *sdev, const struct sroce_av *av,
+		      u16 src_port, struct sk_buff *skb)
+{
+	unsigned int udp_payload = skb->len;
+	int err;
+
+	sroce_push_udp(skb, htons(src_port));
 	if (av->family == AF_INET)
 		sroce_push_ipv4(skb, av);
 	else
@@ -610,7 +633,7 @@ int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 	err = sroce_fill_icrc(skb);
 	if (unlikely(err)) {
 		kfree_skb(skb);
-		sroce_pkt_xmit_count(qp->sdev, udp_payload, NET_XMIT_DROP);
+		sroce_pkt_xmit_count(sdev, udp_payload, NET_XMIT_DROP);
 		return err;
 	}
 	skb->ignore_df = 1;
@@ -619,6 +642,6 @@ int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 		err = sroce_xmit_ipv4(skb, av);
 	else
 		err = sroce_xmit_ipv6(skb, av);
-	sroce_pkt_xmit_count(qp->sdev, udp_payload, err);
+	sroce_pkt_xmit_count(sdev, udp_payload, err);
 	return err;
 }

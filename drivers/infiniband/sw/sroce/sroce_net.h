@@ -11,6 +11,7 @@
 
 #include "sroce_hdr.h"
 
+struct sroce_dev;
 struct sroce_qp;
 
 /**
@@ -42,6 +43,8 @@ int sroce_av_from_ah_attr(struct sroce_av *av, const struct rdma_ah_attr *ah);
 /* Bytes of a packet after the IP header: UDP + transport headers + ... */
 struct sk_buff *sroce_pkt_alloc(unsigned int transport_len);
 int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb);
+int sroce_pkt_xmit_av(struct sroce_dev *sdev, const struct sroce_av *av,
+		      u16 src_port, struct sk_buff *skb);
 void sroce_rcv_local(struct sk_buff *skb);
 
 int sroce_net_get(void);

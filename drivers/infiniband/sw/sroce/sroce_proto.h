@@ -14,7 +14,9 @@
 #ifndef SROCE_PROTO_H
 #define SROCE_PROTO_H
 
+#include <linux/skbuff.h>
 #include <linux/timer.h>
+#include <rdma/ib_verbs.h>
 
 #include "sroce_hdr.h"
 
@@ -26,6 +28,10 @@ bool sroce_req_run(struct sroce_qp *qp);
 void sroce_req_rewind_locked(struct sroce_qp *qp, u32 psn);
 void sroce_req_resume_at_comp_locked(struct sroce_qp *qp);
 void sroce_sq_flush_locked(struct sroce_qp *qp);
+void sroce_sq_fetch_locked(struct sroce_qp *qp);
+struct sk_buff *sroce_req_build(struct sroce_hdrs *h);
+int sroce_req_gather(struct sroce_qp *qp, struct sroce_swqe *swqe,
+		     u32 offset, void *dst, u32 len);
 
 /**
  * sroce_read_resp_len_ok - may a READ response carry the READ's next part?
@@ -67,6 +73,10 @@ bool sroce_resp_rcv_run(struct sroce_qp *qp, const struct sroce_hdrs *first,
 bool sroce_resp_rcv_unsupported(struct sroce_qp *qp, const struct sroce_hdrs *h);
 bool sroce_resp_send_reads_locked(struct sroce_qp *qp, int *budget);
 void sroce_rq_flush_locked(struct sroce_qp *qp);
+int sroce_resp_fetch_rwqe(struct sroce_qp *qp);
+void sroce_resp_post_rwqe_cqe(struct sroce_qp *qp, const struct sroce_hdrs *h,
+			      enum ib_wc_status status, u32 byte_len,
+			      u32 src_qp, u32 wc_flags);
 void sroce_resp_reset_locked(struct sroce_qp *qp);
 
 #if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)

@@ -29,6 +29,7 @@
 #include "sroce_qp.h"
 #include "sroce_stats.h"
 #include "sroce_tx.h"
+#include "sroce_ud.h"
 
 /* QPN -> struct sroce_qp_handle; RCU lookups, xa_lock for updates. */
 static DEFINE_XARRAY_ALLOC(sroce_qps);
@@ -181,8 +182,10 @@ static int sroce_qp_export(struct sroce_qp *qp, struct ib_udata *udata)
 static int sroce_qp_check_init(const struct ib_qp_init_attr *init,
 			       struct ib_udata *udata)
 {
-	/* GSI, UD, UC and SRQs come later; say so clearly. */
-	if (init->qp_type != IB_QPT_RC || init->srq || init->create_flags)
+	/* GSI, kernel UD, UC and SRQs come later; say so clearly. */
+	if ((init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD) ||
+	    (init->qp_type == IB_QPT_UD && !udata) ||
+	    init->srq || init->create_flags)
 		return -EOPNOTSUPP;
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
@@ -251,6 +254,9 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_free;
 	qp->ibqp.qp_num = qpn;
 	qp->src_port = 0xc000 | hash_32(qpn, 14);
+	if (init->qp_type == IB_QPT_UD)
+		sroce_ud_qp_add(qp, rdma_udata_to_drv_context(udata,
+					struct sroce_ucontext, ibuc));
 
 	qp->kernel = !udata;
 	if (udata) {
@@ -271,6 +277,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_erase:
+	sroce_ud_qp_del(qp);
 	xa_erase(&sroce_qps, qpn);
 err_free:
 	sroce_qp_free_memory(qp);
@@ -361,6 +368,9 @@ static void sroce_qp_apply_attr(struct sroce_qp *qp, const struct ib_qp_attr *at
 		qp->attr.port_num = attr->port_num;
 	if (mask & IB_QP_PKEY_INDEX)
 		qp->attr.pkey_index = attr->pkey_index;
+	/* uverbs lets a process set a privileged Q_Key only if allowed. */
+	if (mask & IB_QP_QKEY)
+		qp->attr.qkey = attr->qkey;
 	/* Asks for SQ_DRAINED on this modify's RTS->SQD only, never a later one. */
 	qp->attr.en_sqd_async_notify = (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
 				       attr->en_sqd_async_notify;
@@ -373,6 +383,7 @@ static void sroce_qp_reset_locked(struct sroce_qp *qp)
 	sroce_resp_reset_locked(qp);
 	qp->rwqe_valid = false;
 	/* RESET forgets all work: posted WQEs go without completions. */
+	sroce_ud_sq_release_locked(qp);
 	sroce_queue_discard_all(&qp->sq);
 	sroce_queue_discard_all(&qp->rq);
 	qp->req_index = qp->sq.index;
@@ -642,7 +653,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cap.max_inline_data = qp->max_inline;
 
 	memset(init, 0, sizeof(*init));
-	init->qp_type = IB_QPT_RC;
+	init->qp_type = qp->ibqp.qp_type;
 	init->send_cq = qp->ibqp.send_cq;
 	init->recv_cq = qp->ibqp.recv_cq;
 	init->cap = attr->cap;
@@ -656,6 +667,7 @@ static void sroce_qp_quiesce(struct sroce_qp *qp)
 	spin_lock_bh(&qp->lock);
 	qp->state = IB_QPS_ERR;
 	sroce_resp_reset_locked(qp);
+	sroce_ud_sq_release_locked(qp);
 	spin_unlock_bh(&qp->lock);
 	del_timer_sync(&qp->retry_timer);
 }
@@ -664,6 +676,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 
+	sroce_ud_qp_del(qp);
 	xa_erase(&sroce_qps, qp->ibqp.qp_num);
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->released);

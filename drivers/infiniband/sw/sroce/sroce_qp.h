@@ -27,6 +27,8 @@
 struct sroce_dev;
 struct sroce_cq;
 struct sroce_mr;
+struct sroce_ah_handle;
+struct sroce_ucontext;
 
 /* Where a send WQE stands. */
 enum sroce_swqe_state {
@@ -55,6 +57,8 @@ enum sroce_swqe_state {
  * @rd_issued: a READ/ATOMIC counted in qp->rd_outstanding
  * @psns_set: first_psn/last_psn are assigned (the WQE went out at least
  *	once); they stay valid across retransmissions
+ * @ah, @remote_qpn, @remote_qkey: a UD send's destination (sroce_ud.c);
+ *	@ah holds a reference from fetch until the WQE is sent or dropped
  */
 struct sroce_swqe {
 	u64 wr_id;
@@ -78,6 +82,9 @@ struct sroce_swqe {
 	enum ib_wc_status status;
 	bool rd_issued;
 	bool psns_set;
+	struct sroce_ah_handle *ah;
+	u32 remote_qpn;
+	u32 remote_qkey;
 };
 
 /*
@@ -181,6 +188,8 @@ struct sroce_rwqe {
  *	that FIRST/MIDDLE/LAST arrive in a legal order
  * @sqd_notify: SQD was entered with en_sqd_async_notify and the
  *	IB_EVENT_SQ_DRAINED it asked for is not delivered yet
+ * @uctx, @ud_entry: a UD QP's process and its entry on the process's UD
+ *	QP list (sroce_ud.c); @uctx is NULL for other QPs
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -249,6 +258,9 @@ struct sroce_qp {
 	struct sroce_av av;
 	u32 resp_last_flags;
 	bool sqd_notify;
+
+	struct sroce_ucontext *uctx;
+	struct list_head ud_entry;
 };
 
 /* READs and ATOMICs: answered by their own responses, limited by ORD. */

@@ -19,6 +19,7 @@
 #include "sroce_seg.h"
 #include "sroce_sge.h"
 #include "sroce_stats.h"
+#include "sroce_ud.h"
 
 /* Packets per QP per transmit pass (in flight: sroce_cwnd.h). */
 #define SROCE_REQ_BUDGET	64
@@ -108,6 +109,7 @@ static int sroce_swqe_fetch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 			    const struct sroce_send_wqe *wqe)
 {
 	struct sroce_send_wqe hdr;
+	int err;
 
 	memcpy(&hdr, wqe, sizeof(hdr));
 	swqe->wr_id = hdr.wr_id;
@@ -126,13 +128,19 @@ static int sroce_swqe_fetch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	swqe->rd_issued = false;
 	swqe->psns_set = false;
 
+	swqe->ah = NULL;
+
 	if (!sroce_wr_opcode_supported(hdr.opcode) ||
 	    hdr.send_flags & ~SROCE_SEND_FLAGS_MASK ||
 	    sroce_swqe_reserved_set(&hdr))
 		return -EINVAL;
 	if (hdr.send_flags & SROCE_SEND_INLINE)
-		return sroce_swqe_copy_inline(qp, swqe, wqe, hdr.inline_len);
-	return sroce_swqe_copy_sges(qp, swqe, wqe, hdr.num_sge);
+		err = sroce_swqe_copy_inline(qp, swqe, wqe, hdr.inline_len);
+	else
+		err = sroce_swqe_copy_sges(qp, swqe, wqe, hdr.num_sge);
+	if (err || qp->ibqp.qp_type != IB_QPT_UD)
+		return err;
+	return sroce_ud_swqe_fetch(qp, swqe, &hdr);
 }
 
 /* A message too long for its QP is a length error; anything else invalid. */
@@ -164,7 +172,7 @@ static bool sroce_sq_overrun(struct sroce_qp *qp, int avail)
 }
 
 /* Pull newly posted WQEs, never more than the SQ can have outstanding. */
-static void sroce_sq_fetch_locked(struct sroce_qp *qp)
+void sroce_sq_fetch_locked(struct sroce_qp *qp)
 {
 	int avail = sroce_queue_available(&qp->sq);
 	u32 first = qp->sq.index;
@@ -261,7 +269,7 @@ static void sroce_req_advance_psn(struct sroce_qp *qp, u32 next)
 }
 
 /* Build headers at skb->data; return the skb or NULL (try again later). */
-static struct sk_buff *sroce_req_build(struct sroce_hdrs *h)
+struct sk_buff *sroce_req_build(struct sroce_hdrs *h)
 {
 	const struct sroce_opcode_info *op = sroce_opcode_lookup(h->bth.opcode);
 	u32 tail = h->payload_len + sroce_pad_for(h->payload_len) +
@@ -281,8 +289,8 @@ static enum ib_wc_status sroce_sge_errno_to_status(int err)
 	return err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
 }
 
-static int sroce_req_gather(struct sroce_qp *qp, struct sroce_swqe *swqe,
-			    u32 offset, void *dst, u32 len)
+int sroce_req_gather(struct sroce_qp *qp, struct sroce_swqe *swqe,
+		     u32 offset, void *dst, u32 len)
 {
 	if (!swqe->num_sge) {
 		memcpy(dst, swqe->inline_data + offset, len);
@@ -737,7 +745,15 @@ bool sroce_req_run(struct sroce_qp *qp)
 		busy = sroce_resp_send_reads_locked(qp, &budget);
 		break;
 	case IB_QPS_RTS:
+		if (qp->ibqp.qp_type == IB_QPT_UD) {
+			busy = sroce_ud_req_locked(qp, &budget);
+			break;
+		}
+		fallthrough;
 	case IB_QPS_SQD:
+		/* A UD QP in SQD starts nothing, and has nothing outstanding. */
+		if (qp->ibqp.qp_type == IB_QPT_UD)
+			break;
 		busy = sroce_resp_send_reads_locked(qp, &budget);
 		sroce_sq_fetch_locked(qp);
 		busy |= sroce_req_send_locked(qp, &budget);

@@ -74,7 +74,7 @@ static void sroce_resp_atomic_ack(struct sroce_qp *qp, u32 psn, u64 orig)
 }
 
 /* Copy the next receive WQE out of the ring. */
-static int sroce_resp_fetch_rwqe(struct sroce_qp *qp)
+int sroce_resp_fetch_rwqe(struct sroce_qp *qp)
 {
 	struct sroce_rwqe *rwqe = &qp->rwqe;
 	const struct sroce_recv_wqe *wqe;
@@ -103,18 +103,28 @@ static int sroce_resp_fetch_rwqe(struct sroce_qp *qp)
 	return 0;
 }
 
-static void sroce_resp_complete_rwqe(struct sroce_qp *qp,
-				     const struct sroce_hdrs *h,
-				     enum ib_wc_status status)
+/**
+ * sroce_resp_post_rwqe_cqe - complete the receive WQE in qp->rwqe
+ * @qp: the QP; qp->lock held
+ * @h: the packet that completes it
+ * @status: the completion's status
+ * @byte_len: bytes received
+ * @src_qp: the sender's QP
+ * @wc_flags: SROCE_WC_* beyond WITH_IMM, which @h decides
+ */
+void sroce_resp_post_rwqe_cqe(struct sroce_qp *qp, const struct sroce_hdrs *h,
+			      enum ib_wc_status status, u32 byte_len,
+			      u32 src_qp, u32 wc_flags)
 {
 	struct sroce_cqe cqe = {
 		.wr_id = qp->rwqe.wr_id,
 		.status = status,
 		.opcode = (h->op->flags & SROCE_OPF_WRITE) ?
 			  SROCE_WC_RECV_RDMA_WITH_IMM : SROCE_WC_RECV,
-		.byte_len = qp->rwqe_offset,
+		.byte_len = byte_len,
 		.qp_num = qp->ibqp.qp_num,
-		.src_qp = qp->attr.dest_qp_num,
+		.src_qp = src_qp,
+		.wc_flags = wc_flags,
 		.wqe_index = qp->rwqe.index,
 		.is_recv = 1,
 	};
@@ -125,6 +135,14 @@ static void sroce_resp_complete_rwqe(struct sroce_qp *qp,
 	}
 	qp->rwqe_valid = false;
 	sroce_cq_post(qp->rcq, &qp->ibqp, &cqe, h->bth.solicited);
+}
+
+static void sroce_resp_complete_rwqe(struct sroce_qp *qp,
+				     const struct sroce_hdrs *h,
+				     enum ib_wc_status status)
+{
+	sroce_resp_post_rwqe_cqe(qp, h, status, qp->rwqe_offset,
+				 qp->attr.dest_qp_num, 0);
 }
 
 /* Make sure a receive WQE is at hand; a message's first packet takes one. */

@@ -40,6 +40,10 @@ static const struct rdma_stat_desc sroce_stat_descs[SROCE_NUM_STATS] = {
 	[SROCE_STAT_RCVD_DUP_READ_MISMATCH].name = "rcvd_dup_read_mismatch",
 	[SROCE_STAT_TX_PASSES].name = "tx_passes",
 	[SROCE_STAT_TX_QP_VISITS].name = "tx_qp_visits",
+	[SROCE_STAT_QKEY_VIOL].name = "qkey_viol",
+	[SROCE_STAT_RCVD_UD_LEN_ERR].name = "rcvd_ud_len_err",
+	[SROCE_STAT_RCVD_UD_NO_WQE].name = "rcvd_ud_no_wqe",
+	[SROCE_STAT_UD_SEND_TOO_LONG].name = "ud_send_too_long",
 };
 
 int sroce_stats_init(struct sroce_dev *sdev)

@@ -16,6 +16,7 @@
 #include <rdma/sroce-abi.h>
 
 #include "sroce.h"
+#include "sroce_ah.h"
 #include "sroce_caps.h"
 #include "sroce_cq.h"
 #include "sroce_qp.h"
@@ -79,14 +80,23 @@ static int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
 		.page_shift = PAGE_SHIFT,
 	};
 
+	struct sroce_ucontext *uctx = container_of(ibuc, struct sroce_ucontext,
+						   ibuc);
+	int err;
+
 	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
+	sroce_ah_table_init(uctx);
 	/* An older provider may know a shorter response: send what fits. */
-	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (err)
+		sroce_ah_table_destroy(uctx);
+	return err;
 }
 
 static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
+	sroce_ah_table_destroy(container_of(ibuc, struct sroce_ucontext, ibuc));
 }
 
 static int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
@@ -120,6 +130,10 @@ const struct ib_device_ops sroce_dev_ops = {
 	.alloc_pd = sroce_alloc_pd,
 	.dealloc_pd = sroce_dealloc_pd,
 
+	.create_ah = sroce_create_ah,
+	.create_user_ah = sroce_create_user_ah,
+	.query_ah = sroce_query_ah,
+	.destroy_ah = sroce_destroy_ah,
 	.create_qp = sroce_create_qp,
 	.modify_qp = sroce_modify_qp,
 	.query_qp = sroce_query_qp,
@@ -141,6 +155,7 @@ const struct ib_device_ops sroce_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 };

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce_ud.c - UD send and receive.
+ *
+ * Send: the requester fetches UD WQEs like RC ones (sroce_sq_fetch_locked());
+ * fetching resolves the WQE's AH index to a referenced AH handle, so the
+ * destination survives ibv_destroy_ah(). Each WQE is one SEND ONLY [with
+ * immediate] packet with a DETH, at most the port's active MTU long, and
+ * completes as soon as the packet is handed to the IP stack.
+ *
+ * Receive: softirq, qp->lock held. A packet whose Q_Key is not the QP's,
+ * that is longer than the port MTU or than the receive buffer, or finds no
+ * receive WQE, is dropped and counted; nothing is answered.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+
+#include "sroce.h"
+#include "sroce_ah.h"
+#include "sroce_cq.h"
+#include "sroce_proto.h"
+#include "sroce_psn.h"
+#include "sroce_qp.h"
+#include "sroce_sge.h"
+#include "sroce_stats.h"
+#include "sroce_ud.h"
+
+void sroce_ud_qp_add(struct sroce_qp *qp, struct sroce_ucontext *uctx)
+{
+	qp->uctx = uctx;
+	mutex_lock(&uctx->ud_lock);
+	list_add_tail(&qp->ud_entry, &uctx->ud_qps);
+	mutex_unlock(&uctx->ud_lock);
+}
+
+void sroce_ud_qp_del(struct sroce_qp *qp)
+{
+	if (!qp->uctx)
+		return;
+	mutex_lock(&qp->uctx->ud_lock);
+	list_del(&qp->ud_entry);
+	mutex_unlock(&qp->uctx->ud_lock);
+}
+
+/*
+ * Every UD QP of @uctx takes the send WQEs posted so far (destroy_ah: see
+ * the caller). The transmit thread is then kicked to send them.
+ */
+void sroce_ud_fetch_all(struct sroce_ucontext *uctx)
+{
+	struct sroce_qp *qp;
+
+	mutex_lock(&uctx->ud_lock);
+	list_for_each_entry(qp, &uctx->ud_qps, ud_entry) {
+		spin_lock_bh(&qp->lock);
+		if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
+			sroce_sq_fetch_locked(qp);
+		WRITE_ONCE(qp->tx_pending, true);
+		spin_unlock_bh(&qp->lock);
+		sroce_tx_kick(qp->sdev);
+	}
+	mutex_unlock(&uctx->ud_lock);
+}
+
+void sroce_swqe_put_ah(struct sroce_swqe *swqe)
+{
+	if (swqe->ah) {
+		sroce_ah_put(swqe->ah);
+		swqe->ah = NULL;
+	}
+}
+
+/**
+ * sroce_ud_swqe_fetch - the UD part of fetching a send WQE
+ * @qp: a UD QP; qp->lock held
+ * @swqe: its copy, the common fields filled in
+ * @hdr: the WQE header, already copied out of the ring
+ *
+ * Return: 0 with an AH reference in @swqe, or -EINVAL (only sends, a
+ * 24-bit QPN, and an AH of this process and PD).
+ */
+int sroce_ud_swqe_fetch(struct sroce_qp *qp, struct sroce_swqe *swqe,
+			const struct sroce_send_wqe *hdr)
+{
+	u32 qkey = hdr->ud.remote_qkey;
+
+	lockdep_assert_held(&qp->lock);
+	swqe->ah = NULL;
+	if (hdr->opcode != SROCE_WR_SEND && hdr->opcode != SROCE_WR_SEND_WITH_IMM)
+		return -EINVAL;
+	if (hdr->ud.remote_qpn & ~SROCE_PSN_MASK)
+		return -EINVAL;
+	swqe->remote_qpn = hdr->ud.remote_qpn;
+	/* The QP's own Q_Key: a process can't name a privileged one here. */
+	swqe->remote_qkey = (qkey & SROCE_QKEY_PRIVILEGED) ? qp->attr.qkey : qkey;
+	swqe->ah = sroce_ah_get_user(qp->uctx, hdr->ud.ah_index, qp->ibqp.pd);
+	return swqe->ah ? 0 : -EINVAL;
+}
+
+/* Reset or destroy: fetched WQEs go without completion, and their AHs. */
+void sroce_ud_sq_release_locked(struct sroce_qp *qp)
+{
+	u32 i;
+
+	lockdep_assert_held(&qp->lock);
+	for (i = qp->comp_index; i != qp->sq.index; i++)
+		sroce_swqe_put_ah(&qp->swqes[i & (qp->sq.depth - 1)]);
+}
+
+/* The port's active MTU: a UD message is one packet of at most that. */
+static u32 sroce_ud_mtu(const struct sroce_qp *qp)
+{
+	return ib_mtu_enum_to_int(sroce_mtu_for_netdev_mtu(READ_ONCE(qp->sdev->ndev->mtu)));
+}
+
+/* Return: 0 once handed to the network (or dropped by it), or an errno. */
+static int sroce_ud_send_swqe(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	struct sroce_hdrs h = {};
+	struct sk_buff *skb;
+	int err;
+
+	/*
+	 * C10-93.1.1: a UD message longer than the port MTU emits no packet
+	 * and no error (rdma_rxe completes it successfully too). Counted.
+	 */
+	if (swqe->length > sroce_ud_mtu(qp)) {
+		sroce_stat_inc(qp->sdev, SROCE_STAT_UD_SEND_TOO_LONG);
+		return 0;
+	}
+	h.bth.opcode = SROCE_TRANSPORT_UD | (swqe->opcode == SROCE_WR_SEND_WITH_IMM ?
+					     SROCE_OP_SEND_ONLY_IMM : SROCE_OP_SEND_ONLY);
+	h.bth.solicited = swqe->send_flags & SROCE_SEND_SOLICITED;
+	h.bth.pkey = SROCE_DEFAULT_PKEY;
+	h.bth.dest_qpn = swqe->remote_qpn;
+	h.bth.psn = qp->req_psn;
+	h.deth.qkey = swqe->remote_qkey;
+	h.deth.src_qpn = qp->ibqp.qp_num;
+	h.imm = swqe->imm_data;
+	h.payload_len = swqe->length;
+
+	skb = sroce_req_build(&h);
+	if (!skb)
+		return -ENOMEM;
+	err = sroce_req_gather(qp, swqe, 0, skb->data + h.op->hdr_len,
+			       swqe->length);
+	if (err) {
+		kfree_skb(skb);
+		return err;
+	}
+	qp->req_psn = sroce_psn_add(qp->req_psn, 1);
+	/* Unreliable: a packet the stack refuses is lost like one on the wire. */
+	sroce_pkt_xmit_av(qp->sdev, &swqe->ah->av, qp->src_port, skb);
+	return 0;
+}
+
+/**
+ * sroce_ud_req_locked - send what a UD QP has fetched
+ * @qp: the QP, in RTS; qp->lock held
+ * @budget: packets this pass may still send; decremented
+ *
+ * Return: true if anything was sent or completed.
+ */
+bool sroce_ud_req_locked(struct sroce_qp *qp, int *budget)
+{
+	bool busy = false;
+
+	lockdep_assert_held(&qp->lock);
+	sroce_sq_fetch_locked(qp);
+	while (*budget > 0 && qp->req_index != qp->sq.index) {
+		struct sroce_swqe *swqe =
+			&qp->swqes[qp->req_index & (qp->sq.depth - 1)];
+
+		if (swqe->state != SROCE_SWQE_DONE) {
+			int err = sroce_ud_send_swqe(qp, swqe);
+
+			if (err == -ENOMEM)
+				break;
+			if (err)
+				sroce_swqe_fail(swqe, err == -EMSGSIZE ?
+						IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR);
+			else
+				swqe->state = SROCE_SWQE_DONE;
+			(*budget)--;
+		}
+		sroce_swqe_put_ah(swqe);
+		qp->req_index++;
+		busy = true;
+	}
+	sroce_comp_advance_locked(qp);
+	return busy;
+}
+
+/*
+ * The GRH area: the IPv6 header as received, or 20 zero bytes and the
+ * IPv4 header (RoCEv2 IPv4 headers have no options).
+ */
+static void sroce_ud_grh(const struct sk_buff *skb, u8 *grh)
+{
+	if (skb->protocol == htons(ETH_P_IP)) {
+		memset(grh, 0, SROCE_GRH_BYTES - sizeof(struct iphdr));
+		memcpy(grh + SROCE_GRH_BYTES - sizeof(struct iphdr), ip_hdr(skb),
+		       sizeof(struct iphdr));
+	} else {
+		memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
+	}
+}
+
+static void sroce_ud_complete_recv(struct sroce_qp *qp,
+				   const struct sroce_hdrs *h,
+				   enum ib_wc_status status, u32 byte_len)
+{
+	sroce_resp_post_rwqe_cqe(qp, h, status, byte_len, h->deth.src_qpn,
+				 SROCE_WC_GRH);
+}
+
+/*
+ * The next receive WQE, or false. A WQE the kernel refuses completes in
+ * error and a corrupt ring index fails the QP, as on RC.
+ */
+static bool sroce_ud_fetch_rwqe_locked(struct sroce_qp *qp,
+				       const struct sroce_hdrs *h)
+{
+	int err = sroce_resp_fetch_rwqe(qp);
+
+	if (!err)
+		return true;
+	if (err == -EINVAL)
+		sroce_ud_complete_recv(qp, h, IB_WC_LOC_QP_OP_ERR, 0);
+	if (err != -EAGAIN)
+		sroce_qp_error_locked(qp);
+	return false;
+}
+
+/*
+ * May the QP take this packet? If not, *@reason says which counter its
+ * drop goes to. A receive WQE is fetched (and kept) only for packets that
+ * passed every other check.
+ */
+static bool sroce_ud_rcv_ok_locked(struct sroce_qp *qp,
+				   const struct sroce_hdrs *h,
+				   enum sroce_stat *reason)
+{
+	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
+	    qp->state != IB_QPS_SQD)
+		*reason = SROCE_STAT_RCVD_UNKNOWN_QPN;
+	else if ((h->bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_UD ||
+		 !(h->op->flags & SROCE_OPF_DETH))
+		*reason = SROCE_STAT_RCVD_MALFORMED;
+	else if (h->deth.qkey != qp->attr.qkey)
+		*reason = SROCE_STAT_QKEY_VIOL;
+	else if (h->payload_len > sroce_ud_mtu(qp))
+		*reason = SROCE_STAT_RCVD_UD_LEN_ERR;
+	else if (!qp->rwqe_valid && !sroce_ud_fetch_rwqe_locked(qp, h))
+		*reason = SROCE_STAT_RCVD_UD_NO_WQE;
+	else if (SROCE_GRH_BYTES + h->payload_len > qp->rwqe.length)
+		*reason = SROCE_STAT_RCVD_UD_LEN_ERR;
+	else
+		return true;
+	return false;
+}
+
+/* Place GRH and payload; qp->lock held. */
+static void sroce_ud_place_locked(struct sroce_qp *qp, struct sk_buff *skb,
+				  const struct sroce_hdrs *h)
+{
+	u8 grh[SROCE_GRH_BYTES];
+	int err;
+
+	sroce_ud_grh(skb, grh);
+	err = sroce_sge_copy(qp, qp->rwqe.sge, qp->rwqe.num_sge, 0, grh,
+			     sizeof(grh), SROCE_COPY_TO_MR);
+	if (!err)
+		err = sroce_sge_copy(qp, qp->rwqe.sge, qp->rwqe.num_sge,
+				     SROCE_GRH_BYTES, skb->data + h->op->hdr_len,
+				     h->payload_len, SROCE_COPY_TO_MR);
+	if (err) {
+		/* The process's own buffer is bad: as on RC, the QP fails. */
+		sroce_ud_complete_recv(qp, h, IB_WC_LOC_PROT_ERR, 0);
+		sroce_qp_error_locked(qp);
+		return;
+	}
+	sroce_ud_complete_recv(qp, h, IB_WC_SUCCESS,
+			       SROCE_GRH_BYTES + h->payload_len);
+}
+
+/**
+ * sroce_ud_rcv - a packet for a UD QP
+ * @qp: the destination, referenced by the caller
+ * @skb: the packet, skb->data at the BTH, network header set; consumed
+ * @h: its parsed headers (the parse succeeded)
+ * @local: it came by the loopback short-cut, without an IP header; UD
+ *	never sends that way, so such a packet is not genuine
+ */
+void sroce_ud_rcv(struct sroce_qp *qp, struct sk_buff *skb,
+		  const struct sroce_hdrs *h, bool local)
+{
+	enum sroce_stat reason = SROCE_STAT_RCVD_MALFORMED;
+	bool ok = false;
+
+	if (!local) {
+		spin_lock_bh(&qp->lock);
+		ok = sroce_ud_rcv_ok_locked(qp, h, &reason);
+		if (ok)
+			sroce_ud_place_locked(qp, skb, h);
+		spin_unlock_bh(&qp->lock);
+	}
+	if (!ok) {
+		sroce_stat_drop(qp->sdev, reason);
+		kfree_skb(skb);
+		return;
+	}
+	sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_PKTS);
+	sroce_stat_add(qp->sdev, SROCE_STAT_RCVD_BYTES, skb->len);
+	consume_skb(skb);
+}

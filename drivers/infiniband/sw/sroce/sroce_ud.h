@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce_ud.h - unreliable datagram QPs: the parts that differ from RC.
+ *
+ * A UD QP shares the rings, the transmit thread and the doorbell protocol
+ * with RC; each send WQE names its own destination (an AH) and becomes one
+ * packet with a DETH, completed once handed to the network. Receives need
+ * no ACK. Functions ending in _locked run with qp->lock held.
+ */
+#ifndef SROCE_UD_H
+#define SROCE_UD_H
+
+#include <linux/skbuff.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/sroce-abi.h>
+
+#include "sroce_hdr.h"
+
+struct sroce_qp;
+struct sroce_swqe;
+struct sroce_ucontext;
+
+/* The 40 bytes that precede a UD receive's payload (sroce-abi.h). */
+#define SROCE_GRH_BYTES		40
+
+/* A Q_Key with this bit set is privileged (IBA 10.2.5). */
+#define SROCE_QKEY_PRIVILEGED	0x80000000U
+
+void sroce_ud_qp_add(struct sroce_qp *qp, struct sroce_ucontext *uctx);
+void sroce_ud_qp_del(struct sroce_qp *qp);
+void sroce_ud_fetch_all(struct sroce_ucontext *uctx);
+
+int sroce_ud_swqe_fetch(struct sroce_qp *qp, struct sroce_swqe *swqe,
+			const struct sroce_send_wqe *hdr);
+void sroce_swqe_put_ah(struct sroce_swqe *swqe);
+void sroce_ud_sq_release_locked(struct sroce_qp *qp);
+bool sroce_ud_req_locked(struct sroce_qp *qp, int *budget);
+
+void sroce_ud_rcv(struct sroce_qp *qp, struct sk_buff *skb,
+		  const struct sroce_hdrs *h, bool local);
+
+#endif /* SROCE_UD_H */
