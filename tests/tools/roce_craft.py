@@ -11,6 +11,8 @@ Two roles, on two hosts of one link:
       crafter's questions over TCP, one line each way:
         new PSN [MTU]  start a fresh target expecting PSN (path MTU, default
                    1024) -> its "qpn=.." line
+        newud      start a fresh UD target (--ud-target: tests/verbs/ud_target.c,
+                   a UD QP in RTS with Q_Key UD_QKEY) -> its "qpn=.." line
         counters   JSON of /sys/class/infiniband/DEV/ports/1/hw_counters
         state      the QP state (enum ibv_qp_state)
         dereg      ibv_dereg_mr of the target's MR -> its return value, or
@@ -36,6 +38,7 @@ import collections
 import json
 import os
 import queue
+import shlex
 import socket
 import struct
 import subprocess
@@ -59,7 +62,8 @@ IBV_WC_RECV = 128
 SEND_FIRST, SEND_MIDDLE, SEND_LAST, SEND_ONLY = 0x00, 0x01, 0x02, 0x04
 WRITE_FIRST, WRITE_MIDDLE = 0x06, 0x07
 WRITE_ONLY, READ_REQUEST, READ_RESPONSE_ONLY = 0x0A, 0x0C, 0x10
-ACKNOWLEDGE, FETCH_ADD, UD_SEND_ONLY = 0x11, 0x14, 0x64
+ACKNOWLEDGE, FETCH_ADD, UD_SEND_ONLY, UD_SEND_ONLY_IMM = 0x11, 0x14, 0x64, 0x65
+UD_QKEY, GRH_BYTES = 0x11110000, 40
 RC_RESERVED, SEND_ONLY_INV = 0x1F, 0x17
 
 # AETH syndromes (IBA vol. 1 9.7.5.1.5 / table 44)
@@ -72,8 +76,8 @@ IBV_WC_SUCCESS, IBV_WC_BAD_RESP_ERR, IBV_WC_RDMA_READ = 0, 7, 2
 # --- the agent (host under test) -------------------------------------------
 
 class Agent:
-    def __init__(self, target_cmd, dev):
-        self.cmd, self.dev, self.proc = target_cmd, dev, None
+    def __init__(self, target_cmd, ud_cmd, dev):
+        self.cmd, self.ud_cmd, self.dev, self.proc = target_cmd, ud_cmd, dev, None
         self.lines = queue.Queue()
 
     def _reader(self, proc):
@@ -81,9 +85,15 @@ class Agent:
             self.lines.put(line.strip())
 
     def new(self, psn, mtu=MTU):
+        return self._start([a.replace("{psn}", str(psn)).replace("{mtu}", str(mtu))
+                            for a in self.cmd])
+
+    def new_ud(self):
+        return self._start(self.ud_cmd)
+
+    def _start(self, cmd):
         self.stop()
         self.lines = queue.Queue()
-        cmd = [a.replace("{psn}", str(psn)).replace("{mtu}", str(mtu)) for a in self.cmd]
         self.proc = subprocess.Popen(cmd,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         threading.Thread(target=self._reader, args=(self.proc,), daemon=True).start()
@@ -153,7 +163,7 @@ class Agent:
 
 
 def run_agent(args):
-    agent = Agent(args.target, args.dev)
+    agent = Agent(args.target, shlex.split(args.ud_target), args.dev)
     srv = socket.create_server(("0.0.0.0", args.port))
     conn, _ = srv.accept()
     f = conn.makefile("rw")
@@ -161,7 +171,8 @@ def run_agent(args):
         word, _, arg = line.strip().partition(" ")
         if word == "bye":
             break
-        reply = {"new": lambda: agent.new(*map(int, arg.split())), "counters": agent.counters,
+        reply = {"new": lambda: agent.new(*map(int, arg.split())), "newud": agent.new_ud,
+                 "counters": agent.counters,
                  "state": agent.state, "wcs": agent.wcs,
                  "dereg": agent.dereg, "read": lambda: agent.read(int(arg)),
                  "reconnect": agent.reconnect}[word]()
@@ -590,6 +601,78 @@ def run_req_row(c, row):
     return err or counter_problem(before, after, row.counters, False)
 
 
+# --- UD rows: datagrams to a UD QP (tests/verbs/ud_target.c) ----------------------
+
+def deth(qkey=UD_QKEY, src_qpn=CRAFTER_QPN):
+    return struct.pack(">II", qkey, src_qpn & 0xFFFFFF)
+
+
+def ud_send(x, n=64, **kw):
+    return x.pkt(UD_SEND_ONLY, payload_of(n), deth(), **kw)
+
+
+# A row: the packets, the IBA sections, the counters that must move by
+# exactly one, and the byte_len of the receive it completes (None: dropped,
+# rcvd_dropped moves by one). A UD QP answers nothing, ever; after each row
+# a valid datagram must still land.
+UdCase = collections.namedtuple("UdCase", "name spec packets counters recv_len")
+UD_CASES = [UdCase(*row) for row in [
+    ("valid UD SEND ONLY", "9.6.3.1", lambda x: [ud_send(x)], ["rcvd_pkts"], GRH_BYTES + 64),
+    ("valid UD SEND ONLY with immediate", "9.6.3.1",
+     lambda x: [x.pkt(UD_SEND_ONLY_IMM, payload_of(64), deth() + struct.pack(">I", 0x1234))],
+     ["rcvd_pkts"], GRH_BYTES + 64),
+    ("wrong Q_Key", "10.2.5, 9.6.3.1",
+     lambda x: [x.pkt(UD_SEND_ONLY, payload_of(64), deth(qkey=UD_QKEY ^ 1))],
+     ["qkey_viol"], None),
+    ("payload longer than the port MTU", "9.6.3.1, C10-93.1.1",
+     lambda x: [ud_send(x, MTU + 64)], ["rcvd_ud_len_err"], None),
+    ("payload longer than the receive buffer", "9.6.3.1",
+     lambda x: [ud_send(x, 600)], ["rcvd_ud_len_err"], None),
+    ("truncated DETH (4 of 8 bytes)", "9.2, 9.6.1.1",
+     lambda x: [x.pkt(UD_SEND_ONLY, raw_body=struct.pack(">I", UD_QKEY))],
+     ["rcvd_malformed"], None),
+    ("unknown destination QP", "9.6.1.1",
+     lambda x: [ud_send(x, qpn=0xABCDEF)], ["rcvd_unknown_qpn"], None),
+    ("RC opcode to a UD QP", "9.6.1.1",
+     lambda x: [x.send_only()], ["rcvd_malformed"], None),
+    ("P_Key mismatch", "9.6.1.1, 10.9.3",
+     lambda x: [ud_send(x, pkey=0x1234)], ["rcvd_bad_pkey"], None),
+    ("bad ICRC", "A17.8.1, 7.8.1",
+     lambda x: [ud_send(x, icrc_xor=1)], ["icrc_errors"], None),
+]]
+
+
+def ud_received(x, length):
+    """The UD target reports a receive of @length bytes from the crafter's
+    QPN, with IBV_WC_GRH (it polls every 20 ms)."""
+    want = f"wc status=0 opcode={IBV_WC_RECV} len={length} src_qp={CRAFTER_QPN} grh=1"
+    for _ in range(50):
+        if want in json.loads(x.ask("wcs")):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def run_ud_row(x, row):
+    x.ask("wcs")
+    before = json.loads(x.ask("counters"))
+    for p in row.packets(x):
+        x.c.send(p)
+    replies = x.c.replies(0)
+    if replies:
+        return f"a UD QP answered: {[r[:12].hex() for r in replies]}"
+    after = json.loads(x.ask("counters"))
+    err = counter_problem(before, after, row.counters, row.recv_len is None)
+    if err:
+        return err
+    if row.recv_len is not None and not ud_received(x, row.recv_len):
+        return f"no receive completion of {row.recv_len} bytes"
+    x.c.send(ud_send(x, 32))
+    if not ud_received(x, GRH_BYTES + 32):
+        return "valid datagram after the row: no receive completion"
+    return None if int(x.ask("state")) == QPS_RTS else "UD QP not in RTS"
+
+
 def verdict(n, title, run):
     """Run one row; print its ok/not ok line. Return: True if it failed."""
     try:
@@ -614,8 +697,13 @@ def run_crafter(args):
     for n, row in enumerate(REQ_CASES, len(CASES) + 1):
         failed += verdict(n, f"requester: {row.name} (IBA {row.spec})",
                           lambda: run_req_row(c, row))
+    first = len(CASES) + len(REQ_CASES) + 1
+    x = Ctx(c, c.ask("newud")) if args.ud else None
+    for n, row in enumerate(UD_CASES if x else [], first):
+        failed += verdict(n, f"UD: {row.name} (IBA {row.spec})", lambda: run_ud_row(x, row))
+    total = len(CASES) + len(REQ_CASES) + (len(UD_CASES) if x else 0)
     c.ask("bye")
-    print(f"{len(CASES) + len(REQ_CASES) - failed} passed, {failed} failed; "
+    print(f"{total - failed} passed, {failed} failed; "
           f"{c.replies_checked} replies from the target had valid ICRCs")
     return 1 if failed else 0
 
@@ -626,12 +714,15 @@ def main():
     a = sub.add_parser("agent")
     a.add_argument("--port", type=int, required=True)
     a.add_argument("--dev", default="sroce0")
+    a.add_argument("--ud-target", default="",
+                   help="UD target command (its Q_Key must be UD_QKEY)")
     a.add_argument("target", nargs=argparse.REMAINDER,
                    help="target command; {psn} is replaced by the first PSN")
     c = sub.add_parser("craft")
     c.add_argument("--agent", required=True)
     c.add_argument("--src", required=True)
     c.add_argument("--dst", required=True)
+    c.add_argument("--ud", action="store_true", help="also the UD rows (agent --ud-target)")
     args = ap.parse_args()
     if args.role == "agent":
         args.target = [t for t in args.target if t != "--"]

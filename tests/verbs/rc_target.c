@@ -29,6 +29,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "target_util.h"
+
 #define MR_BYTES	65536
 #define RECVS		32	/* one per surviving row of roce_craft.py, and spare */
 #define RECV_BYTES	4096
@@ -43,25 +45,7 @@ struct target {
 	char **argv;		/* the command line, for "reconnect" */
 };
 
-static void die(const char *what)
-{
-	fprintf(stderr, "sroce_rc_target: %s failed\n", what);
-	exit(1);
-}
-
-static struct ibv_context *open_device(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i] && !ctx; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	return ctx;
-}
+const char *target_name = "sroce_rc_target";
 
 static void post_recvs(struct target *t)
 {
@@ -213,18 +197,12 @@ static void post_read(struct target *t, uint32_t len)
 /* "state" on stdin: print the QP state. Return: false at end of input. */
 static int answer_stdin(struct target *t)
 {
-	struct ibv_qp_init_attr ia;
-	struct ibv_qp_attr a;
 	char line[64];
 
 	if (!fgets(line, sizeof(line), stdin))
 		return 0;
-	if (!strncmp(line, "state", 5)) {
-		if (ibv_query_qp(t->qp, &a, IBV_QP_STATE, &ia))
-			die("ibv_query_qp");
-		printf("state=%d\n", a.qp_state);
-		fflush(stdout);
-	}
+	if (!strncmp(line, "state", 5))
+		print_qp_state(t->qp);
 	if (!strncmp(line, "reconnect", 9))
 		reconnect(t);
 	if (!strncmp(line, "read ", 5))

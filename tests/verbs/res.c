@@ -110,6 +110,7 @@ static int release(struct vt_res *r)
 	case VT_RES_CHANNEL: return ibv_destroy_comp_channel(r->p);
 	case VT_RES_CQ: return ibv_destroy_cq(r->p);
 	case VT_RES_QP: return ibv_destroy_qp(r->p);
+	case VT_RES_AH: return ibv_destroy_ah(r->p);
 	}
 	return -1;
 }
@@ -215,6 +216,11 @@ struct ibv_cq_ex *vt_cq_ex(struct vt *t, int cqe, struct ibv_comp_channel *ch,
 
 	return track(t, VT_RES_CQ, cq ? ibv_cq_ex_to_cq(cq) : NULL, "ibv_create_cq_ex") ?
 	       cq : NULL;
+}
+
+struct ibv_ah *vt_ah(struct vt *t, struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	return track(t, VT_RES_AH, ibv_create_ah(pd, attr), "ibv_create_ah");
 }
 
 struct ibv_qp *vt_qp_ex(struct vt *t, struct ibv_qp_init_attr_ex *ia)

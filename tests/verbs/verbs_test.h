@@ -56,6 +56,7 @@ struct vt_dev {
 
 enum vt_res_kind {
 	VT_RES_MEM, VT_RES_MR, VT_RES_PD, VT_RES_CHANNEL, VT_RES_CQ, VT_RES_QP,
+	VT_RES_AH,
 };
 
 struct vt_res {
@@ -94,6 +95,7 @@ extern const struct vt_case vt_ex_cases[];
 extern const struct vt_case vt_object_cases[];
 extern const struct vt_case vt_error_cases[];
 extern const struct vt_case vt_scale_cases[];
+extern const struct vt_case vt_ud_cases[];
 /* Cases that need a network the caller prepared: run only when --only names them. */
 extern const struct vt_case vt_on_request_cases[];
 /* Cases that fill the device to its limits (limits.c): also only when --only names them. */
@@ -142,6 +144,7 @@ struct ibv_qp *vt_qp(struct vt *t, struct ibv_pd *pd, struct ibv_qp_init_attr *i
 struct ibv_cq_ex *vt_cq_ex(struct vt *t, int cqe, struct ibv_comp_channel *ch,
 			   uint64_t wc_flags);
 struct ibv_qp *vt_qp_ex(struct vt *t, struct ibv_qp_init_attr_ex *ia);
+struct ibv_ah *vt_ah(struct vt *t, struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int vt_destroy(struct vt *t, void *p);
 
 uint64_t vt_rand(struct vt *t);

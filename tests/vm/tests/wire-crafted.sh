@@ -9,19 +9,24 @@
 # host 1 sends bad ICRCs, unknown QPNs, bad P_Keys, truncated headers,
 # length and opcode-sequence errors, out-of-bounds RETHs... through a raw
 # socket, and checks each reaction (silent drop or the NAK the IBA asks
-# for), the counters that moved, and whether the QP survived.
+# for), the counters that moved, and whether the QP survived. Then the same
+# for a UD QP (tests/verbs/ud_target.c): wrong Q_Key, too long for the MTU
+# or the receive, truncated DETH, unknown QPN... dropped and counted.
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
 AGENT_PORT=18700
 TARGET=$SROCE_TOP/build/verbs/sroce_rc_target
+UD_TARGET=$SROCE_TOP/build/verbs/sroce_ud_target
 CRAFT=$SROCE_TOP/tests/tools/roce_craft.py
 
 if [ "$SROCE_HOST" = 0 ]; then
-	[ -x "$TARGET" ] || fail "$TARGET not built (make -C tests/verbs O=\$PWD/build/verbs)"
+	[ -x "$TARGET" ] && [ -x "$UD_TARGET" ] ||
+		fail "$TARGET or $UD_TARGET not built (make -C tests/verbs O=\$PWD/build/verbs)"
 	rdma_setup sroce
 	log "+ roce_craft.py agent on port $AGENT_PORT"
-	python3 "$CRAFT" agent --port "$AGENT_PORT" --dev "$RDMA_DEV" -- \
+	python3 "$CRAFT" agent --port "$AGENT_PORT" --dev "$RDMA_DEV" \
+		--ud-target "$UD_TARGET $RDMA_DEV 0x11110000" -- \
 		"$TARGET" "$RDMA_DEV" "$GID_INDEX" "$SROCE_PEER_IP" 0xc0de '{psn}' '{mtu}' \
 		> /tmp/agent.out 2>&1 &
 	agent=$!
@@ -35,7 +40,7 @@ else
 	rc=0
 	log "+ roce_craft.py craft --agent $SROCE_PEER_IP:$AGENT_PORT"
 	python3 "$CRAFT" craft --agent "$SROCE_PEER_IP:$AGENT_PORT" --src "$SROCE_IP" \
-		--dst "$SROCE_PEER_IP" > /tmp/craft.out 2>&1 || rc=$?
+		--dst "$SROCE_PEER_IP" --ud > /tmp/craft.out 2>&1 || rc=$?
 	cat /tmp/craft.out
 	barrier crafted 30
 	grep -qE '^[0-9]+ passed, 0 failed' /tmp/craft.out && [ "$rc" = 0 ] ||
