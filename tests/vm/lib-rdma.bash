@@ -363,6 +363,23 @@ pingpong_loopback() {
 	ack_timeout_floor 0
 }
 
+# ud_pingpong_loopback SIZE ITERS: ibv_ud_pingpong -c, server and client on
+# RDMA_DEV (SIZE at most the port's active MTU).
+ud_pingpong_loopback() {
+	local size=$1 iters=$2 tag
+
+	next_port
+	tag=ud-pingpong-$size-$PERF_PORT
+	start_server "$tag.server" "$PERF_PORT" ibv_ud_pingpong -d "$RDMA_DEV" \
+		-g "$GID_INDEX" -p "$PERF_PORT" -s "$size" -n "$iters" -c
+	run_client "$tag.client" ibv_ud_pingpong -d "$RDMA_DEV" -g "$GID_INDEX" \
+		-p "$PERF_PORT" -s "$size" -n "$iters" -c 127.0.0.1
+	finish_server "$tag.server"
+	cat "$tag.server"
+	check_pingpong "$tag.client" "$iters"
+	check_pingpong "$tag.server" "$iters"
+}
+
 # --- the tools, two hosts -------------------------------------------------------------
 # Host 0 runs the server, host 1 the client against 198.18.0.1 (vm-run's
 # addresses). Both hosts call the same helpers in the same order.

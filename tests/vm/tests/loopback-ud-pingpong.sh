@@ -9,22 +9,6 @@
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
-# ud_pingpong_loopback SIZE ITERS: server and client on RDMA_DEV.
-ud_pingpong_loopback() {
-	local size=$1 iters=$2 tag
-
-	next_port
-	tag=ud-pingpong-$size-$PERF_PORT
-	start_server "$tag.server" "$PERF_PORT" ibv_ud_pingpong -d "$RDMA_DEV" \
-		-g "$GID_INDEX" -p "$PERF_PORT" -s "$size" -n "$iters" -c
-	run_client "$tag.client" ibv_ud_pingpong -d "$RDMA_DEV" -g "$GID_INDEX" \
-		-p "$PERF_PORT" -s "$size" -n "$iters" -c 127.0.0.1
-	finish_server "$tag.server"
-	cat "$tag.server"
-	check_pingpong "$tag.client" "$iters"
-	check_pingpong "$tag.server" "$iters"
-}
-
 rdma_setup "$@"
 for size in 1 64 1024; do
 	ud_pingpong_loopback "$size" 200
