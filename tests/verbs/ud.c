@@ -20,6 +20,15 @@
 
 #define UD_GRH		40
 #define UD_QKEY		0x11110000u
+/*
+ * What the client's AHs ask for; the traffic class and flow label are
+ * checked in every GRH area the server gets. The hop limit is not: for a
+ * unicast RoCE AH ib_core replaces it with the route's when it resolves
+ * the MAC (ib_resolve_unicast_gid_dmac()).
+ */
+#define UD_TCLASS	0x20		/* DSCP 8, not ECN-capable */
+#define UD_HOP_LIMIT	7
+#define UD_FLOW_LABEL	0x12345		/* IPv6 only */
 #define UD_DEPTH	32
 
 struct ud_info {
@@ -105,7 +114,8 @@ static struct ibv_ah *ud_ah(struct vt *t, const struct ud_ep *ep, struct ibv_pd 
 	struct ibv_ah_attr a = {
 		.is_global = 1,
 		.port_num = t->dev->port,
-		.grh = { .sgid_index = t->dev->gid_index, .hop_limit = 64 },
+		.grh = { .sgid_index = t->dev->gid_index, .hop_limit = UD_HOP_LIMIT,
+			 .traffic_class = UD_TCLASS, .flow_label = UD_FLOW_LABEL },
 	};
 
 	memcpy(a.grh.dgid.raw, ep->peer.gid, sizeof(a.grh.dgid.raw));
@@ -160,7 +170,8 @@ static bool gid_is_v4(const uint8_t *gid)
 
 /*
  * The 40 bytes before the payload: the IPv6 header, or 20 zero bytes and
- * the IPv4 header, from the sender's address to ours, carrying UDP.
+ * the IPv4 header, from the sender's address to ours, carrying UDP, with
+ * the traffic class (and IPv6 flow label) of the sender's AH.
  */
 static int ud_check_grh(struct vt *t, const struct ud_ep *ep, const uint8_t *grh)
 {
@@ -176,12 +187,18 @@ static int ud_check_grh(struct vt *t, const struct ud_ep *ep, const uint8_t *grh
 				       ip[0], ip[9]);
 		if (memcmp(ip + 12, ep->peer.gid + 12, 4) || memcmp(ip + 16, ep->me.gid + 12, 4))
 			return vt_fail(t, "GRH: IPv4 addresses are not sender -> receiver");
+		if (ip[1] != UD_TCLASS)
+			return vt_fail(t, "GRH: IPv4 TOS 0x%02x, the AH asked for 0x%02x", ip[1],
+				       UD_TCLASS);
 		return 0;
 	}
 	if (grh[0] >> 4 != 6 || grh[6] != 17)
 		return vt_fail(t, "GRH: not an IPv6/UDP header (0x%02x, next %u)", grh[0], grh[6]);
 	if (memcmp(grh + 8, ep->peer.gid, 16) || memcmp(grh + 24, ep->me.gid, 16))
 		return vt_fail(t, "GRH: IPv6 addresses are not sender -> receiver");
+	if (((grh[0] & 0xf) << 4 | grh[1] >> 4) != UD_TCLASS ||
+	    ((grh[1] & 0xfu) << 16 | grh[2] << 8 | grh[3]) != UD_FLOW_LABEL)
+		return vt_fail(t, "GRH: IPv6 traffic class or flow label is not the AH's");
 	return 0;
 }
 

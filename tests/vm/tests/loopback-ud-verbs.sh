@@ -7,7 +7,8 @@
 # fields, Q_Key rules, length limits, foreign AHs refused, AH destroyed with
 # sends in flight), then the drops they cause in the port's counters: one
 # Q_Key violation, one datagram too long for its receive, one send above
-# the MTU that sent nothing, and no datagram without a receive.
+# the MTU that sent nothing, and no datagram without a receive. Last,
+# ud_send between IPv6 GIDs (the GRH area is then the IPv6 header).
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
@@ -36,3 +37,8 @@ expect_delta qkey_viol 1
 expect_delta rcvd_ud_len_err 1
 expect_delta ud_send_too_long 1
 expect_delta rcvd_ud_no_wqe 0
+
+# The GRH area and the AH's traffic class, hop limit and flow label over IPv6.
+rdma_use_ipv6_gid
+run_verbs verbs-ud6.out --loopback -d "$RDMA_DEV" -g "$GID_INDEX" --only ud_send
+grep -q '^ok ud_send' verbs-ud6.out || fail "ud_send did not run over IPv6"
