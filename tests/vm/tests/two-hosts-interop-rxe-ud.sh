@@ -19,7 +19,7 @@ ud_traffic() {
 		two_hosts UD_PP_CHECK UD_PP_CHECK ibv_ud_pingpong -d "$RDMA_DEV" \
 			-g "$GID_INDEX" -s "$size" -n 100 -c
 	done
-	perftest_two_hosts ib_send_bw bw -c UD -s 1024 -n 200
+	perftest_two_hosts ib_send_bw bw -c UD -s 1024 -n 50
 }
 
 interop_both_directions ud_traffic

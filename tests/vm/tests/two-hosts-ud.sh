@@ -24,7 +24,10 @@ wait_peer 30
 for size in 1 1024; do
 	ud_pingpong_two_hosts "$size" 100
 done
-perftest_two_hosts ib_send_bw bw -c UD -s 1024 -n 200
+# UD is unreliable and perftest waits for every datagram: a burst of 200
+# once lost 4 on the virtual link (6.12, host under load, no sroce drop
+# counter moved), so the burst stays at 50.
+perftest_two_hosts ib_send_bw bw -c UD -s 1024 -n 50
 verbs_two_hosts --only 'ud_*'
 rdma_use_ipv6_gid
 wait_peer_ipv6
