@@ -59,7 +59,7 @@ void sroce_ud_fetch_all(struct sroce_ucontext *uctx)
 			sroce_sq_fetch_locked(qp);
 		WRITE_ONCE(qp->tx_pending, true);
 		spin_unlock_bh(&qp->lock);
-		sroce_tx_kick(qp->sdev);
+		sroce_tx_kick(qp);
 	}
 	mutex_unlock(&uctx->ud_lock);
 }
