@@ -29,7 +29,12 @@ traffic() {
 	# rxe defers its work to a kernel thread; on one TCG vCPU its answers
 	# can lag for long stretches (a run at the default 67 ms x 8 retries
 	# once ended in RETRY_EXC_ERR): 268 ms x 8 = 2 s.
-	verbs_two_hosts -T 16 -n 2000
+	# Not the UD cases: they size datagrams by the local port's active MTU,
+	# which differs here (host 0 4096, host 1 1024), so a datagram of host
+	# 0's MTU cannot reach host 1; and rxe (6.12) completes a send through
+	# another PD's or process's AH as flushed, not LOC_QP_OP_ERR as sroce's
+	# ud_ah_other_* cases expect. UD against rxe: two-hosts-interop-rxe-ud.
+	verbs_two_hosts -T 16 -n 2000 --skip 'ud_*'
 	run rdma statistic show link "$RDMA_DEV/1"
 	# IPv6: both ends use their IPv6 GID.
 	idx6=$(gid6_index "$RDMA_DEV" "$addr6")
