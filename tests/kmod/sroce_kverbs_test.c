@@ -24,6 +24,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
@@ -848,34 +849,279 @@ out:
 	return err;
 }
 
-/* Until sroce has them, UD and GSI QPs are refused cleanly. */
-static int kv_case_ud_gsi_refused_or_work(void)
+/* --- UD: two QPs and an AH to the device's own GID -------------------------- */
+
+#define KV_UD_QKEY	0x11110000
+#define KV_UD_MSG	512
+#define KV_GRH		40	/* the GRH area before a UD payload */
+#define KV_UD_IMM	0x5eed
+
+struct kv_ud {
+	struct ib_pd *pd;
+	struct ib_cq *cq;	/* both QPs' queues, polled directly */
+	struct ib_qp *a, *b;
+	struct ib_ah *ah;	/* to the device's own GID; NULL once destroyed */
+	u8 *src, *dst;		/* KV_UD_MSG; KV_GRH + KV_UD_MSG + slack */
+	u64 s, d;
+};
+
+#define KV_UD_DST_LEN	(KV_GRH + KV_UD_MSG + 64)
+
+static struct ib_qp *kv_ud_qp(struct kv_ud *u)
 {
-	enum ib_qp_type types[] = { IB_QPT_UD, IB_QPT_GSI };
-	struct ib_pd *pd = ib_alloc_pd(kv_dev, 0);
-	struct ib_cq *cq;
+	struct ib_qp_init_attr init = {
+		.send_cq = u->cq, .recv_cq = u->cq, .qp_type = IB_QPT_UD,
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = { .max_send_wr = KV_DEPTH, .max_recv_wr = KV_DEPTH,
+			 .max_send_sge = 2, .max_recv_sge = 2 },
+	};
+
+	return ib_create_qp(u->pd, &init);
+}
+
+/* RESET to RTS the way ib_mad moves its QPs: a Q_Key, no address. */
+static int kv_ud_to_rts(struct ib_qp *qp)
+{
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT, .port_num = 1, .qkey = KV_UD_QKEY,
+	};
+	int err;
+
+	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_QKEY);
+	if (err)
+		return err;
+	attr.qp_state = IB_QPS_RTR;
+	err = ib_modify_qp(qp, &attr, IB_QP_STATE);
+	if (err)
+		return err;
+	attr.qp_state = IB_QPS_RTS;
+	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+static void kv_ud_destroy_ah(struct kv_ud *u)
+{
+	if (!IS_ERR_OR_NULL(u->ah))
+		rdma_destroy_ah(u->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	u->ah = NULL;
+}
+
+static void kv_ud_destroy(struct kv_ud *u)
+{
+	kv_ud_destroy_ah(u);
+	if (u->s)
+		ib_dma_unmap_single(kv_dev, u->s, KV_UD_MSG, DMA_TO_DEVICE);
+	if (u->d)
+		ib_dma_unmap_single(kv_dev, u->d, KV_UD_DST_LEN, DMA_FROM_DEVICE);
+	kfree(u->src);
+	kfree(u->dst);
+	if (!IS_ERR_OR_NULL(u->a))
+		ib_destroy_qp(u->a);
+	if (!IS_ERR_OR_NULL(u->b))
+		ib_destroy_qp(u->b);
+	if (!IS_ERR_OR_NULL(u->cq))
+		ib_free_cq(u->cq);
+	if (!IS_ERR_OR_NULL(u->pd))
+		ib_dealloc_pd(u->pd);
+	memset(u, 0, sizeof(*u));
+}
+
+static struct ib_ah *kv_ud_ah(struct ib_pd *pd)
+{
+	struct rdma_ah_attr attr = {};
+
+	attr.type = rdma_ah_find_type(kv_dev, 1);
+	rdma_ah_set_port_num(&attr, 1);
+	rdma_ah_set_grh(&attr, &kv_gid, 0, gid_index, 64, 0);
+	return rdma_create_ah(pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+}
+
+static int kv_ud_create(struct kv_ud *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->pd = ib_alloc_pd(kv_dev, 0);
+	if (IS_ERR(u->pd))
+		return PTR_ERR(u->pd);
+	u->cq = ib_alloc_cq(kv_dev, NULL, 4 * KV_DEPTH, 0, IB_POLL_DIRECT);
+	if (IS_ERR(u->cq))
+		return PTR_ERR(u->cq);
+	u->a = kv_ud_qp(u);
+	if (IS_ERR(u->a))
+		return PTR_ERR(u->a);
+	u->b = kv_ud_qp(u);
+	if (IS_ERR(u->b))
+		return PTR_ERR(u->b);
+	u->src = kmalloc(KV_UD_MSG, GFP_KERNEL);
+	u->dst = kzalloc(KV_UD_DST_LEN, GFP_KERNEL);
+	if (!u->src || !u->dst)
+		return -ENOMEM;
+	kv_fill(u->src, KV_UD_MSG, 0x21);
+	u->s = ib_dma_map_single(kv_dev, u->src, KV_UD_MSG, DMA_TO_DEVICE);
+	u->d = ib_dma_map_single(kv_dev, u->dst, KV_UD_DST_LEN, DMA_FROM_DEVICE);
+	u->ah = kv_ud_ah(u->pd);
+	if (IS_ERR(u->ah))
+		return PTR_ERR(u->ah);
+	return kv_ud_to_rts(u->a) ?: kv_ud_to_rts(u->b);
+}
+
+/* Run @body on a fresh pair; its result is the case's. */
+static int kv_ud_run(int (*body)(struct kv_ud *u))
+{
+	struct kv_ud u;
+	int err;
+
+	err = kv_ud_create(&u) ?: body(&u);
+	kv_ud_destroy(&u);
+	return err;
+}
+
+/* A SEND with immediate of the whole source buffer from a to b. */
+static int kv_ud_post_send(struct kv_ud *u, struct kv_wait *w, u32 qkey)
+{
+	struct ib_sge sge = {
+		.addr = u->s, .length = KV_UD_MSG, .lkey = u->pd->local_dma_lkey,
+	};
+	struct ib_ud_wr wr = {
+		.wr = {
+			.wr_cqe = &w->cqe, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_SEND_WITH_IMM,
+			.send_flags = IB_SEND_SIGNALED,
+			.ex.imm_data = cpu_to_be32(KV_UD_IMM),
+		},
+		.ah = u->ah, .remote_qpn = u->b->qp_num, .remote_qkey = qkey,
+	};
+
+	kv_wait_init(w);
+	return ib_post_send(u->a, &wr.wr, NULL);
+}
+
+/* The receive completion and buffer of one datagram from a, byte for byte. */
+static int kv_ud_check_recv(struct kv_ud *u, const struct kv_wait *rw)
+{
+	const struct ib_wc *wc = &rw->wc;
+	struct rdma_ah_attr from;
+	int err;
+
+	KV_CHECK_WC(rw, IB_WC_SUCCESS);
+	KV_CHECK(wc->opcode == IB_WC_RECV && wc->qp == u->b);
+	KV_CHECK(wc->byte_len == KV_GRH + KV_UD_MSG);
+	KV_CHECK(wc->wc_flags & IB_WC_GRH);
+	KV_CHECK((wc->wc_flags & IB_WC_WITH_IMM) &&
+		 be32_to_cpu(wc->ex.imm_data) == KV_UD_IMM);
+	KV_CHECK(wc->src_qp == u->a->qp_num);
+	KV_CHECK(wc->pkey_index == 0);
+	KV_CHECK(!memcmp(u->dst + KV_GRH, u->src, KV_UD_MSG));
+	/* What ib_cm does with a request: answer where the GRH says it came from. */
+	err = ib_init_ah_attr_from_wc(kv_dev, 1, wc, (const struct ib_grh *)u->dst,
+				      &from);
+	if (err) {
+		pr_err("# ib_init_ah_attr_from_wc: %d\n", err);
+		return err;
+	}
+	err = memcmp(rdma_ah_read_grh(&from)->dgid.raw, kv_gid.raw,
+		     sizeof(kv_gid.raw)) ? -EINVAL : 0;
+	if (err)
+		pr_err("# the GRH names %pI6, not the sender %pI6\n",
+		       rdma_ah_read_grh(&from)->dgid.raw, kv_gid.raw);
+	rdma_destroy_ah_attr(&from);
+	return err;
+}
+
+static int kv_ud_post_recv(struct kv_ud *u, struct kv_wait *rw)
+{
+	memset(u->dst, 0, KV_UD_DST_LEN);
+	return kv_post_recv(u->b, rw, u->d, KV_UD_DST_LEN);
+}
+
+/* One datagram: payload, immediate, GRH, source QP, all as sent. */
+static int kv_ud_send_recv(struct kv_ud *u)
+{
+	struct kv_wait sw, rw;
+
+	if (kv_ud_post_recv(u, &rw) || kv_ud_post_send(u, &sw, KV_UD_QKEY) ||
+	    kv_wait_for(u->cq, &sw) || kv_wait_for(u->cq, &rw))
+		return -EIO;
+	KV_CHECK_WC(&sw, IB_WC_SUCCESS);
+	KV_CHECK(sw.wc.opcode == IB_WC_SEND);
+	return kv_ud_check_recv(u, &rw);
+}
+
+static int kv_case_ud_send_recv(void)
+{
+	return kv_ud_run(kv_ud_send_recv);
+}
+
+/*
+ * A datagram with a Q_Key not the receiver's is dropped: the receive stays
+ * posted. One whose Q_Key has the high bit set carries the sender QP's
+ * own Q_Key (IBA 10.2.5), which matches, and fills it.
+ */
+static int kv_ud_qkey(struct kv_ud *u)
+{
+	struct kv_wait sw, rw;
 	int i;
 
-	KV_CHECK(!IS_ERR(pd));
-	cq = ib_alloc_cq(kv_dev, NULL, 8, 0, IB_POLL_DIRECT);
-	KV_CHECK(!IS_ERR(cq));
-	for (i = 0; i < ARRAY_SIZE(types); i++) {
-		struct ib_qp_init_attr init = {
-			.send_cq = cq, .recv_cq = cq, .qp_type = types[i],
-			.port_num = 1,
-			.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-				 .max_send_sge = 1, .max_recv_sge = 1 },
-		};
-		struct ib_qp *qp = ib_create_qp(pd, &init);
-
-		if (!IS_ERR(qp))
-			ib_destroy_qp(qp);
-		else
-			pr_info("# qp type %d: %ld\n", types[i], PTR_ERR(qp));
+	if (kv_ud_post_recv(u, &rw) ||
+	    kv_ud_post_send(u, &sw, KV_UD_QKEY + 1) || kv_wait_for(u->cq, &sw))
+		return -EIO;
+	/* A drop has no event to wait for: no receive has completed by now. */
+	for (i = 0; i < 20 && !try_wait_for_completion(&rw.done); i++) {
+		ib_process_cq_direct(u->cq, -1);
+		msleep(10);
 	}
-	ib_free_cq(cq);
-	ib_dealloc_pd(pd);
+	if (completion_done(&rw.done)) {
+		pr_err("# a wrong Q_Key was received: status %d\n", rw.wc.status);
+		return -EINVAL;
+	}
+	if (kv_ud_post_send(u, &sw, 0x80000000) || kv_wait_for(u->cq, &sw) ||
+	    kv_wait_for(u->cq, &rw))
+		return -EIO;
+	return kv_ud_check_recv(u, &rw);
+}
+
+static int kv_case_ud_qkey(void)
+{
+	return kv_ud_run(kv_ud_qkey);
+}
+
+/* An AH destroyed right after the post: the datagram still goes where it said. */
+static int kv_ud_ah_destroyed_in_flight(struct kv_ud *u)
+{
+	struct kv_wait sw, rw;
+	int err;
+
+	err = kv_ud_post_recv(u, &rw) ?: kv_ud_post_send(u, &sw, KV_UD_QKEY);
+	kv_ud_destroy_ah(u);
+	if (err || kv_wait_for(u->cq, &sw) || kv_wait_for(u->cq, &rw))
+		return -EIO;
+	KV_CHECK_WC(&sw, IB_WC_SUCCESS);
+	return kv_ud_check_recv(u, &rw);
+}
+
+static int kv_case_ud_ah_destroyed_in_flight(void)
+{
+	return kv_ud_run(kv_ud_ah_destroyed_in_flight);
+}
+
+/*
+ * A UD QP sends only SENDs: a WRITE is refused at the post or completes
+ * in error, never sent.
+ */
+static int kv_ud_write_refused(struct kv_ud *u)
+{
+	struct kv_wait w;
+
+	if (kv_post_send(u->a, &w, IB_WR_RDMA_WRITE, 0, u->s, KV_UD_MSG, u->d))
+		return 0;	/* refused at the post */
+	if (kv_wait_for(u->cq, &w))
+		return -EIO;
+	KV_CHECK(w.wc.status != IB_WC_SUCCESS);
 	return 0;
+}
+
+static int kv_case_ud_write_refused(void)
+{
+	return kv_ud_run(kv_ud_write_refused);
 }
 
 /* --- runner ----------------------------------------------------------------- */
@@ -901,7 +1147,10 @@ static const struct {
 	KV_CASE(kv_case_post_state_and_full),
 	KV_CASE(kv_case_bad_wr),
 	KV_CASE(kv_case_bad_lkey),
-	KV_CASE(kv_case_ud_gsi_refused_or_work),
+	KV_CASE(kv_case_ud_send_recv),
+	KV_CASE(kv_case_ud_qkey),
+	KV_CASE(kv_case_ud_ah_destroyed_in_flight),
+	KV_CASE(kv_case_ud_write_refused),
 };
 
 /* Is @name in the comma-separated skip list? */

@@ -603,6 +603,9 @@ def run_req_row(c, row):
 
 # --- UD rows: datagrams to a UD QP (tests/verbs/ud_target.c) ----------------------
 
+GSI_QKEY = 0x80010000
+
+
 def deth(qkey=UD_QKEY, src_qpn=CRAFTER_QPN):
     return struct.pack(">II", qkey, src_qpn & 0xFFFFFF)
 
@@ -639,6 +642,16 @@ UD_CASES = [UdCase(*row) for row in [
      lambda x: [ud_send(x, pkey=0x1234)], ["rcvd_bad_pkey"], None),
     ("bad ICRC", "A17.8.1, 7.8.1",
      lambda x: [ud_send(x, icrc_xor=1)], ["icrc_errors"], None),
+    # QP 1 is the target device's GSI QP (ib_mad's, Q_Key 0x80010000).
+    ("to the GSI QP with a P_Key mismatch", "9.6.1.1, 10.9.3",
+     lambda x: [x.pkt(UD_SEND_ONLY, payload_of(256), deth(qkey=GSI_QKEY), qpn=1, pkey=0x1234)],
+     ["rcvd_bad_pkey"], None),
+    ("to the GSI QP with a wrong Q_Key", "10.2.5, 9.6.3.1",
+     lambda x: [x.pkt(UD_SEND_ONLY, payload_of(256), deth(qkey=GSI_QKEY ^ 1), qpn=1)],
+     ["qkey_viol"], None),
+    ("to QP 0, which RoCE does not have", "9.6.1.1",
+     lambda x: [x.pkt(UD_SEND_ONLY, payload_of(256), deth(qkey=0), qpn=0)],
+     ["rcvd_unknown_qpn"], None),
 ]]
 
 

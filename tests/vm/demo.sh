@@ -67,16 +67,6 @@ measure() {
 	WBW[$1]=$WBW_MIBS
 }
 
-# ib_mad (the kernel's management-datagram agent) needs kernel verbs, which
-# sroce does not offer yet: its complaints are expected, say so. make run
-# shows only this script's lines; the kernel log is in the log file.
-explain_kernel_log() {
-	dmesg | grep -q "sroce0: Couldn't create ib_mad PD" || return 0
-	log "The guest's kernel log (in the log file named below) says for sroce0:"
-	log "  \"Couldn't create ib_mad PD\" and \"Couldn't open port 1\". Expected: ib_mad needs"
-	log "  kernel verbs, which come with rdma_cm support; user-space RC traffic does not use it."
-}
-
 # --- the device ---------------------------------------------------------------
 sroce_load
 sroce_add sroce0 eth0
@@ -131,4 +121,3 @@ row "sroce/rxe" "$(ratio "${LAT[sroce0]}" "${LAT[rxe0]}")" \
 log "Emulated CPUs: the figures swing with the host's load; compare the rows"
 log "(latency: lower is better)."
 log "The full sroce/rdma_rxe matrix: make bench, bench/results/latest.md."
-explain_kernel_log

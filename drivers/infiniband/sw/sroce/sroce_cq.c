@@ -392,7 +392,8 @@ int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 static int sroce_wc_flags(u32 flags)
 {
 	return (flags & SROCE_WC_WITH_IMM ? IB_WC_WITH_IMM : 0) |
-	       (flags & SROCE_WC_WITH_INV ? IB_WC_WITH_INVALIDATE : 0);
+	       (flags & SROCE_WC_WITH_INV ? IB_WC_WITH_INVALIDATE : 0) |
+	       (flags & SROCE_WC_GRH ? IB_WC_GRH : 0);
 }
 
 /*

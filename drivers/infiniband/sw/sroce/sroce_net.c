@@ -233,6 +233,19 @@ static void sroce_rcv_seg(struct sroce_qp *qp, const struct sroce_hdrs *first,
 }
 
 /*
+ * The destination QP, with a reference, or NULL. QP 1 is the GSI QP of the
+ * device the packet is addressed to; the loopback short-cut carries no
+ * datagrams, so a packet from it names no such QP.
+ */
+static struct sroce_qp *sroce_rcv_find_qp(const struct sk_buff *skb,
+					  const struct sroce_hdrs *h, bool local)
+{
+	if (h->bth.dest_qpn != SROCE_GSI_QPN)
+		return sroce_qp_get(h->bth.dest_qpn);
+	return local ? NULL : sroce_gsi_get(skb);
+}
+
+/*
  * Parse and dispatch a packet whose skb->data is the BTH; consumes @skb.
  * A local packet has no IP header: sroce_local_xmit() checked, when it
  * queued it, that sender and receiver name each other.
@@ -254,13 +267,13 @@ static void sroce_rcv_bth(struct sk_buff *skb, bool local)
 		goto drop;
 	}
 
-	qp = sroce_qp_get(h.bth.dest_qpn);
+	qp = sroce_rcv_find_qp(skb, &h, local);
 	if (!qp) {
 		reason = SROCE_STAT_RCVD_UNKNOWN_QPN;
 		goto drop;
 	}
 	/* Datagrams come from anyone: no peer, no connection checks. */
-	if (qp->ibqp.qp_type == IB_QPT_UD) {
+	if (sroce_qp_is_ud(qp)) {
 		if (err)
 			goto drop_qp;
 		sroce_ud_rcv(qp, skb, &h, local);

@@ -7,7 +7,8 @@
  * ring WQE a process would have written (sroce-abi.h) and publishes it, so
  * the requester, responder and flush code that consume rings have one path
  * for both kinds of QP. The posting side plays the process's part of the
- * ring protocol, doorbell elision included.
+ * ring protocol, doorbell elision included. A UD send's AH, which a
+ * process would name by index, is parked beside its slot (sroce_ud.c).
  *
  * Context. ULPs post from softirq and with IRQs off (ib_mad posts under
  * spin_lock_irqsave), so nothing here sleeps, allocates or takes qp->lock
@@ -30,6 +31,7 @@
 #include "sroce_qp.h"
 #include "sroce_queue.h"
 #include "sroce_tx.h"
+#include "sroce_ud.h"
 
 /* The send flags a kernel WR may carry: those the ring has. */
 #define SROCE_KSEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED | \
@@ -147,6 +149,10 @@ static int sroce_kpost_build_send(struct sroce_qp *qp,
 	err = sroce_kpost_opcode(wr->opcode, &wqe->opcode);
 	if (err)
 		return err;
+	/* A datagram is a SEND (IBA 9.8.1). */
+	if (sroce_qp_is_ud(qp) && wqe->opcode != SROCE_WR_SEND &&
+	    wqe->opcode != SROCE_WR_SEND_WITH_IMM)
+		return -EINVAL;
 	wqe->wr_id = wr->wr_id;
 	wqe->send_flags = sroce_kpost_send_flags(wr->send_flags);
 	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
@@ -192,6 +198,7 @@ int sroce_kpost_send(struct sroce_qp *qp, const struct ib_send_wr *wr,
 		     const struct ib_send_wr **bad_wr)
 {
 	struct sroce_queue *sq = &qp->sq;
+	struct sroce_send_wqe *wqe;
 	unsigned long flags;
 	u32 producer;
 	int err = 0;
@@ -207,7 +214,10 @@ int sroce_kpost_send(struct sroce_qp *qp, const struct ib_send_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		err = sroce_kpost_build_send(qp, wr, sroce_queue_slot(sq, producer));
+		wqe = sroce_queue_slot(sq, producer);
+		err = sroce_kpost_build_send(qp, wr, wqe);
+		if (!err && sroce_qp_is_ud(qp))
+			err = sroce_ud_kpost_dest(qp, wr, wqe, producer);
 		if (err)
 			break;
 		producer++;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sroce_qp.c - RC queue pair verbs: create, modify, query, destroy.
+ * sroce_qp.c - queue pair verbs: create, modify, query, destroy.
  *
  * QP numbers come from one module-wide table, so a packet's destination QP
- * identifies its QP whatever netdev it arrived on. The receive path looks
+ * identifies its QP whatever netdev it arrived on; only QP 1, the GSI QP
+ * every device has, is found by its device instead (sroce_ud.c). The receive path looks
  * QPs up under RCU and holds a reference while it works; destroy unpublishes
  * the QP, then waits for those references before tearing it down. The table
  * holds RCU-freed handles, not QPs (struct sroce_qp_handle says why).
@@ -132,6 +133,7 @@ static int sroce_qp_alloc_swqes(struct sroce_qp *qp)
 
 static void sroce_qp_free_memory(struct sroce_qp *qp)
 {
+	sroce_ud_kpost_free(qp);
 	kvfree(qp->swqes);
 	kvfree(qp->sges);
 	kvfree(qp->inline_buf);
@@ -152,7 +154,10 @@ static int sroce_qp_alloc_queues(struct sroce_qp *qp, struct ib_qp_cap *cap)
 	err = sroce_queue_init(&qp->rq, cap->max_recv_wr, rq_stride);
 	if (err)
 		return err;
-	return sroce_qp_alloc_swqes(qp);
+	err = sroce_qp_alloc_swqes(qp);
+	if (err || !sroce_qp_is_ud(qp) || !qp->kernel)
+		return err;
+	return sroce_ud_kpost_init(qp);
 }
 
 static int sroce_qp_export(struct sroce_qp *qp, struct ib_udata *udata)
@@ -182,11 +187,14 @@ static int sroce_qp_export(struct sroce_qp *qp, struct ib_udata *udata)
 static int sroce_qp_check_init(const struct ib_qp_init_attr *init,
 			       struct ib_udata *udata)
 {
-	/* GSI, kernel UD, UC and SRQs come later; say so clearly. */
-	if ((init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD) ||
-	    (init->qp_type == IB_QPT_UD && !udata) ||
+	/* UC, XRC and SRQs come later; say so clearly. */
+	if ((init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
+	     init->qp_type != IB_QPT_GSI) ||
 	    init->srq || init->create_flags)
 		return -EOPNOTSUPP;
+	/* The GSI QP is ib_mad's, of the one port. */
+	if (init->qp_type == IB_QPT_GSI && (udata || init->port_num != 1))
+		return -EINVAL;
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
@@ -225,44 +233,95 @@ static void sroce_qp_init_state(struct sroce_qp *qp,
 	qp->mtu = ib_mtu_enum_to_int(IB_MTU_1024);
 }
 
+/*
+ * max_qp counts the QPs consumers create; the GSI QP, which ib_mad makes
+ * for itself at registration like a special QP of a NIC, is not one of them.
+ */
+static int sroce_qp_count_get(struct sroce_qp *qp)
+{
+	if (qp->ibqp.qp_type == IB_QPT_GSI)
+		return 0;
+	return sroce_obj_count_get(&to_sdev(qp->ibqp.device)->num_qp, SROCE_MAX_QP);
+}
+
+static void sroce_qp_count_put(struct sroce_qp *qp)
+{
+	if (qp->ibqp.qp_type != IB_QPT_GSI)
+		sroce_obj_count_put(&to_sdev(qp->ibqp.device)->num_qp);
+}
+
+/* The QP's number: 1 for the GSI QP, else the next free one, reserved. */
+static int sroce_qp_reserve_qpn(struct sroce_qp *qp)
+{
+	u32 qpn;
+	int err;
+
+	if (qp->ibqp.qp_type == IB_QPT_GSI) {
+		qp->ibqp.qp_num = SROCE_GSI_QPN;
+		return 0;
+	}
+	err = xa_alloc_cyclic(&sroce_qps, &qpn, NULL,
+			      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
+			      &sroce_qpn_next, GFP_KERNEL);
+	if (err < 0)
+		return err;
+	qp->ibqp.qp_num = qpn;
+	return 0;
+}
+
+/* From here the receive path can find the QP. */
+static int sroce_qp_publish(struct sroce_qp *qp)
+{
+	if (qp->ibqp.qp_type == IB_QPT_GSI)
+		return sroce_gsi_publish(qp);
+	/* The slot is reserved: storing into it allocates nothing. */
+	xa_store(&sroce_qps, qp->ibqp.qp_num, qp->handle, GFP_KERNEL);
+	return 0;
+}
+
+/* Also releases the QPN; the QP may be published or only reserved. */
+static void sroce_qp_unpublish(struct sroce_qp *qp)
+{
+	if (qp->ibqp.qp_type == IB_QPT_GSI)
+		sroce_gsi_unpublish(qp);
+	else
+		xa_erase(&sroce_qps, qp->ibqp.qp_num);
+}
+
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
-	u32 qpn;
 	int err;
 
 	err = sroce_qp_check_init(init, udata);
 	if (err)
 		return err;
 	/* max_qp as advertised: QPs past it fail before allocating anything. */
-	err = sroce_obj_count_get(&to_sdev(ibqp->device)->num_qp, SROCE_MAX_QP);
+	err = sroce_qp_count_get(qp);
 	if (err)
 		return err;
 	err = sroce_qp_alloc_handle(qp);
 	if (err)
 		goto err_count_put;
 	sroce_qp_init_state(qp, init);
+	qp->kernel = !udata;
 	err = sroce_qp_alloc_queues(qp, &init->cap);
 	if (err)
 		goto err_free;
 
-	err = xa_alloc_cyclic(&sroce_qps, &qpn, NULL,
-			      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
-			      &sroce_qpn_next, GFP_KERNEL);
-	if (err < 0)
+	err = sroce_qp_reserve_qpn(qp);
+	if (err)
 		goto err_free;
-	qp->ibqp.qp_num = qpn;
-	qp->src_port = 0xc000 | hash_32(qpn, 14);
-	if (init->qp_type == IB_QPT_UD)
+	qp->src_port = 0xc000 | hash_32(qp->ibqp.qp_num, 14);
+	if (init->qp_type == IB_QPT_UD && udata)
 		sroce_ud_qp_add(qp, rdma_udata_to_drv_context(udata,
 					struct sroce_ucontext, ibuc));
 
-	qp->kernel = !udata;
 	if (udata) {
 		err = sroce_qp_export(qp, udata);
 		if (err)
-			goto err_erase;
+			goto err_unpublish;
 	}
 
 	/*
@@ -272,19 +331,21 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	 */
 	WRITE_ONCE(qp->sq.hdr->flags, SROCE_RING_NEED_WAKEUP);
 
-	/* Publish last: from here the receive path can find the QP. */
-	xa_store(&sroce_qps, qpn, qp->handle, GFP_KERNEL);
+	/* Only a second GSI QP fails here, which reserved nothing. */
+	err = sroce_qp_publish(qp);
+	if (err)
+		goto err_free;
 	return 0;
 
-err_erase:
+err_unpublish:
 	sroce_ud_qp_del(qp);
-	xa_erase(&sroce_qps, qpn);
+	sroce_qp_unpublish(qp);
 err_free:
 	sroce_qp_free_memory(qp);
-	/* Never published: no lookup can hold it. */
+	/* Never found by a lookup: freed at once. */
 	kfree(qp->handle);
 err_count_put:
-	sroce_obj_count_put(&to_sdev(ibqp->device)->num_qp);
+	sroce_qp_count_put(qp);
 	return err;
 }
 
@@ -677,7 +738,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_qp *qp = to_sqp(ibqp);
 
 	sroce_ud_qp_del(qp);
-	xa_erase(&sroce_qps, qp->ibqp.qp_num);
+	sroce_qp_unpublish(qp);
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->released);
 	/*
@@ -692,7 +753,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_qp_free_memory(qp);
 	/* A lookup may still be reading the handle; ib_core frees @qp now. */
 	kfree_rcu(qp->handle, rcu);
-	sroce_obj_count_put(&qp->sdev->num_qp);
+	sroce_qp_count_put(qp);
 	return 0;
 }
 

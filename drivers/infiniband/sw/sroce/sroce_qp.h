@@ -115,6 +115,7 @@ struct sroce_rd_res {
 struct sroce_qp_handle {
 	refcount_t refs;	/* the table's plus every lookup's */
 	struct sroce_qp *qp;	/* set before publication, never changed */
+	struct list_head gsi_entry;	/* GSI QPs: on sroce_ud.c's list */
 	struct rcu_head rcu;
 };
 
@@ -128,7 +129,7 @@ struct sroce_rwqe {
 };
 
 /**
- * struct sroce_qp - an RC queue pair
+ * struct sroce_qp - a queue pair: RC, UD or GSI
  * @ibqp: ib_core's part
  * @sdev: owning device
  * @handle: what the QPN table holds; its refcount counts the table's
@@ -190,6 +191,9 @@ struct sroce_rwqe {
  *	IB_EVENT_SQ_DRAINED it asked for is not delivered yet
  * @uctx, @ud_entry: a UD QP's process and its entry on the process's UD
  *	QP list (sroce_ud.c); @uctx is NULL for other QPs
+ * @kpost_ahs: kernel UD and GSI QPs: per SQ slot, the AH its posted WQE
+ *	sends to, referenced by the post and taken over by the fetch
+ *	(sroce_ud.c); exchanged atomically, never under a lock of its own
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -261,6 +265,7 @@ struct sroce_qp {
 
 	struct sroce_ucontext *uctx;
 	struct list_head ud_entry;
+	struct sroce_ah_handle **kpost_ahs;
 };
 
 /* READs and ATOMICs: answered by their own responses, limited by ORD. */
@@ -283,6 +288,12 @@ static inline void sroce_swqe_fail(struct sroce_swqe *swqe,
 {
 	swqe->status = status;
 	swqe->state = SROCE_SWQE_DONE;
+}
+
+/* Datagram QPs: UD, and the GSI QP, which is UD on the wire. */
+static inline bool sroce_qp_is_ud(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
 }
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)

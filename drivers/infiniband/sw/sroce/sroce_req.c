@@ -138,7 +138,7 @@ static int sroce_swqe_fetch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 		err = sroce_swqe_copy_inline(qp, swqe, wqe, hdr.inline_len);
 	else
 		err = sroce_swqe_copy_sges(qp, swqe, wqe, hdr.num_sge);
-	if (err || qp->ibqp.qp_type != IB_QPT_UD)
+	if (err || !sroce_qp_is_ud(qp))
 		return err;
 	return sroce_ud_swqe_fetch(qp, swqe, &hdr);
 }
@@ -745,14 +745,14 @@ bool sroce_req_run(struct sroce_qp *qp)
 		busy = sroce_resp_send_reads_locked(qp, &budget);
 		break;
 	case IB_QPS_RTS:
-		if (qp->ibqp.qp_type == IB_QPT_UD) {
+		if (sroce_qp_is_ud(qp)) {
 			busy = sroce_ud_req_locked(qp, &budget);
 			break;
 		}
 		fallthrough;
 	case IB_QPS_SQD:
 		/* A UD QP in SQD starts nothing, and has nothing outstanding. */
-		if (qp->ibqp.qp_type == IB_QPT_UD)
+		if (sroce_qp_is_ud(qp))
 			break;
 		busy = sroce_resp_send_reads_locked(qp, &budget);
 		sroce_sq_fetch_locked(qp);

@@ -11,11 +11,20 @@
  * Receive: softirq, qp->lock held. A packet whose Q_Key is not the QP's,
  * that is longer than the port MTU or than the receive buffer, or finds no
  * receive WQE, is dropped and counted; nothing is answered.
+ *
+ * Kernel UD QPs name their AH by pointer in each ib_ud_wr; the post takes
+ * a reference on its handle and parks it beside the ring slot
+ * (qp->kpost_ahs), where the fetch takes it over. The GSI QP is a kernel
+ * UD QP that is QP 1 on the wire: every device has its own, so a packet
+ * for QP 1 goes to the device whose GID table holds its destination.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/slab.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
 
 #include "sroce.h"
 #include "sroce_ah.h"
@@ -64,6 +73,155 @@ void sroce_ud_fetch_all(struct sroce_ucontext *uctx)
 	mutex_unlock(&uctx->ud_lock);
 }
 
+/* --- kernel UD QPs: the AH each posted WQE sends to ------------------ */
+
+int sroce_ud_kpost_init(struct sroce_qp *qp)
+{
+	qp->kpost_ahs = kvcalloc(qp->sq.depth, sizeof(*qp->kpost_ahs),
+				 GFP_KERNEL);
+	return qp->kpost_ahs ? 0 : -ENOMEM;
+}
+
+/* Destroy: the references of WQEs posted and never fetched (RESET drops them). */
+void sroce_ud_kpost_free(struct sroce_qp *qp)
+{
+	u32 i;
+
+	if (!qp->kpost_ahs)
+		return;
+	for (i = 0; i < qp->sq.depth; i++)
+		if (qp->kpost_ahs[i])
+			sroce_ah_put(qp->kpost_ahs[i]);
+	kvfree(qp->kpost_ahs);
+	qp->kpost_ahs = NULL;
+}
+
+/**
+ * sroce_ud_kpost_dest - the destination of a kernel UD send
+ * @qp: a kernel UD or GSI QP; its sq_post_lock held
+ * @wr: an ib_ud_wr
+ * @wqe: the ring slot being filled; gets the QPN and Q_Key
+ * @producer: the slot's free-running index
+ *
+ * Last step of building the WQE: nothing fails after the AH reference is
+ * parked. The slot's previous WQE completed, so a fetch took its AH
+ * already, unless RESET dropped that WQE: then its stale reference goes now.
+ *
+ * Return: 0, or -EINVAL (no AH, an AH of another PD, a QPN over 24 bits).
+ */
+int sroce_ud_kpost_dest(struct sroce_qp *qp, const struct ib_send_wr *wr,
+			struct sroce_send_wqe *wqe, u32 producer)
+{
+	const struct ib_ud_wr *ud = ud_wr(wr);
+	struct sroce_ah_handle *handle, *stale;
+
+	lockdep_assert_held(&qp->sq_post_lock);
+	if (!ud->ah || ud->ah->pd != qp->ibqp.pd ||
+	    (ud->remote_qpn & ~SROCE_PSN_MASK))
+		return -EINVAL;
+	wqe->ud.remote_qpn = ud->remote_qpn;
+	wqe->ud.remote_qkey = ud->remote_qkey;
+	handle = to_sah(ud->ah)->handle;
+	refcount_inc(&handle->refs);	/* the caller's AH holds one */
+	stale = xchg(&qp->kpost_ahs[producer & (qp->sq.depth - 1)], handle);
+	if (stale)
+		sroce_ah_put(stale);
+	return 0;
+}
+
+/* The fetch's side: the reference the post parked for @swqe's slot. */
+static struct sroce_ah_handle *sroce_ud_kpost_take(struct sroce_qp *qp,
+						   const struct sroce_swqe *swqe)
+{
+	return xchg(&qp->kpost_ahs[swqe->index & (qp->sq.depth - 1)], NULL);
+}
+
+/* --- the GSI QP of each device --------------------------------------- */
+
+/* Handles of the GSI QPs of all devices; RCU readers, sroce_gsi_lock writers. */
+static LIST_HEAD(sroce_gsi_qps);
+static DEFINE_SPINLOCK(sroce_gsi_lock);
+
+/*
+ * Make @qp the GSI QP of its device (create_qp, before the receive path
+ * can see it). Return: 0, or -EBUSY if the device has one already.
+ */
+int sroce_gsi_publish(struct sroce_qp *qp)
+{
+	struct sroce_qp_handle *handle;
+	int err = 0;
+
+	spin_lock(&sroce_gsi_lock);
+	/* Listed handles' QPs are alive: destroy unlists under this lock first. */
+	list_for_each_entry(handle, &sroce_gsi_qps, gsi_entry)
+		if (handle->qp->sdev == qp->sdev)
+			err = -EBUSY;
+	if (!err)
+		list_add_tail_rcu(&qp->handle->gsi_entry, &sroce_gsi_qps);
+	spin_unlock(&sroce_gsi_lock);
+	return err;
+}
+
+/* Destroy, before waiting for the lookups' references. */
+void sroce_gsi_unpublish(struct sroce_qp *qp)
+{
+	spin_lock(&sroce_gsi_lock);
+	list_del_rcu(&qp->handle->gsi_entry);
+	spin_unlock(&sroce_gsi_lock);
+}
+
+/* The destination address of a received packet, as a RoCEv2 GID. */
+static void sroce_ud_dest_gid(const struct sk_buff *skb, union ib_gid *gid)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)gid->raw);
+	else
+		memcpy(gid->raw, &ipv6_hdr(skb)->daddr, sizeof(gid->raw));
+}
+
+/* Any context: ib_core's GID table takes an IRQ-safe read lock. */
+static bool sroce_dev_has_gid(struct sroce_dev *sdev, const union ib_gid *gid)
+{
+	const struct ib_gid_attr *attr;
+
+	attr = rdma_find_gid_by_port(&sdev->ib_dev, gid,
+				     IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
+	if (IS_ERR(attr))
+		return false;
+	rdma_put_gid_attr(attr);
+	return true;
+}
+
+/**
+ * sroce_gsi_get - the GSI QP a packet for QP 1 is for
+ * @skb: the packet, network header set (never a loopback short-cut one)
+ *
+ * Any context. A listed handle's QP may be in destroy: a reference is
+ * taken before the QP is looked at, as sroce_qp_get() does.
+ * Return: the QP with a reference, or NULL.
+ */
+struct sroce_qp *sroce_gsi_get(const struct sk_buff *skb)
+{
+	struct sroce_qp_handle *handle;
+	struct sroce_qp *found = NULL;
+	union ib_gid gid;
+
+	sroce_ud_dest_gid(skb, &gid);
+	rcu_read_lock();
+	list_for_each_entry_rcu(handle, &sroce_gsi_qps, gsi_entry) {
+		if (!refcount_inc_not_zero(&handle->refs))
+			continue;
+		if (sroce_dev_has_gid(handle->qp->sdev, &gid)) {
+			found = handle->qp;
+			break;
+		}
+		sroce_qp_put(handle->qp);
+	}
+	rcu_read_unlock();
+	return found;
+}
+
 void sroce_swqe_put_ah(struct sroce_swqe *swqe)
 {
 	if (swqe->ah) {
@@ -95,7 +253,11 @@ int sroce_ud_swqe_fetch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	swqe->remote_qpn = hdr->ud.remote_qpn;
 	/* The QP's own Q_Key: a process can't name a privileged one here. */
 	swqe->remote_qkey = (qkey & SROCE_QKEY_PRIVILEGED) ? qp->attr.qkey : qkey;
-	swqe->ah = sroce_ah_get_user(qp->uctx, hdr->ud.ah_index, qp->ibqp.pd);
+	if (qp->kpost_ahs)
+		swqe->ah = sroce_ud_kpost_take(qp, swqe);
+	else
+		swqe->ah = sroce_ah_get_user(qp->uctx, hdr->ud.ah_index,
+					     qp->ibqp.pd);
 	return swqe->ah ? 0 : -EINVAL;
 }
 

@@ -26,9 +26,22 @@ struct sroce_ucontext;
 /* A Q_Key with this bit set is privileged (IBA 10.2.5). */
 #define SROCE_QKEY_PRIVILEGED	0x80000000U
 
+/* QP 1 on the wire is each device's GSI QP (IBA 13.4.6.3). */
+#define SROCE_GSI_QPN		1
+
 void sroce_ud_qp_add(struct sroce_qp *qp, struct sroce_ucontext *uctx);
 void sroce_ud_qp_del(struct sroce_qp *qp);
 void sroce_ud_fetch_all(struct sroce_ucontext *uctx);
+
+/* Kernel UD and GSI QPs (sroce_post.c). */
+int sroce_ud_kpost_init(struct sroce_qp *qp);
+void sroce_ud_kpost_free(struct sroce_qp *qp);
+int sroce_ud_kpost_dest(struct sroce_qp *qp, const struct ib_send_wr *wr,
+			struct sroce_send_wqe *wqe, u32 producer);
+
+int sroce_gsi_publish(struct sroce_qp *qp);
+void sroce_gsi_unpublish(struct sroce_qp *qp);
+struct sroce_qp *sroce_gsi_get(const struct sk_buff *skb);
 
 int sroce_ud_swqe_fetch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 			const struct sroce_send_wqe *hdr);
