@@ -12,6 +12,17 @@
 
 #include "verbs_test.h"
 
+/*
+ * One kind of object whose count the device bounds: how to make one (NULL
+ * with errno set when refused) and how to destroy it.
+ */
+struct limit_kind {
+	const char *name;		/* "QP", "AH" */
+	const char *attr;		/* its ibv_device_attr limit */
+	void *(*create)(struct vt *t, void *ctx);
+	int (*destroy)(void *obj);
+};
+
 /* The smallest QP there is: one slot per queue, one SGE, no inline data. */
 static struct ibv_qp *limit_qp(struct ibv_pd *pd, struct ibv_cq *cq)
 {
@@ -24,86 +35,135 @@ static struct ibv_qp *limit_qp(struct ibv_pd *pd, struct ibv_cq *cq)
 	return ibv_create_qp(pd, &ia);
 }
 
-/* Create QPs into @qps until one fails or @room are made; errno of the failure. */
-static int fill_qps(struct vt *t, struct ibv_cq *cq, struct ibv_qp **qps, int room,
-		    int *made)
+static void *limit_qp_create(struct vt *t, void *cq)
+{
+	return limit_qp(t->pd, cq);
+}
+
+static int limit_qp_destroy(void *qp)
+{
+	return ibv_destroy_qp(qp);
+}
+
+static const struct limit_kind limit_qps = {
+	"QP", "max_qp", limit_qp_create, limit_qp_destroy,
+};
+
+/* An AH to the device's own GID: no neighbour to resolve but our own. */
+static void *limit_ah_create(struct vt *t, void *unused)
+{
+	struct ibv_ah_attr a = {
+		.is_global = 1,
+		.port_num = t->dev->port,
+		.grh = { .dgid = t->dev->gid, .sgid_index = t->dev->gid_index,
+			 .hop_limit = 64 },
+	};
+
+	(void)unused;
+	return ibv_create_ah(t->pd, &a);
+}
+
+static int limit_ah_destroy(void *ah)
+{
+	return ibv_destroy_ah(ah);
+}
+
+static const struct limit_kind limit_ahs = {
+	"AH", "max_ah", limit_ah_create, limit_ah_destroy,
+};
+
+/* Create objects into @objs until one fails or @room are made; errno of the failure. */
+static int fill(struct vt *t, const struct limit_kind *k, void *ctx, void **objs,
+		int room, int *made)
 {
 	for (*made = 0; *made < room; ++*made) {
-		qps[*made] = limit_qp(t->pd, cq);
-		if (!qps[*made])
+		objs[*made] = k->create(t, ctx);
+		if (!objs[*made])
 			return errno;
 	}
 	return 0;
 }
 
-static int destroy_qps(struct vt *t, struct ibv_qp **qps, int n)
+static int destroy_all(struct vt *t, const struct limit_kind *k, void **objs, int n)
 {
 	int rc, bad = 0;
 
 	while (n--) {
-		rc = ibv_destroy_qp(qps[n]);
+		rc = k->destroy(objs[n]);
 		if (rc && !bad)
 			bad = rc;
 	}
-	return bad ? vt_fail(t, "ibv_destroy_qp: %s", strerror(bad)) : 0;
+	return bad ? vt_fail(t, "destroying a %s: %s", k->name, strerror(bad)) : 0;
 }
 
-/* One QP past max_qp must fail with ENOMEM; @made were created before it. */
-static int expect_full(struct vt *t, int err, int made, int max, const char *when)
+/* One object past the limit must fail with ENOMEM; @made were created before it. */
+static int expect_full(struct vt *t, const struct limit_kind *k, int err, int made,
+		       int max, const char *when)
 {
 	if (!err)
-		return vt_fail(t, "%s: QP %d of max_qp %d created", when, made, max);
+		return vt_fail(t, "%s: %s %d of %s %d created", when, k->name, made,
+			       k->attr, max);
 	if (made != max || err != ENOMEM)
-		return vt_fail(t, "%s: ibv_create_qp failed after %d of max_qp %d: %s (%d), expected ENOMEM at %d",
-			       when, made, max, strerror(err), err, max);
+		return vt_fail(t, "%s: creating a %s failed after %d of %s %d: %s (%d), expected ENOMEM at %d",
+			       when, k->name, made, k->attr, max, strerror(err), err, max);
 	return 0;
 }
 
 /*
- * Fill the device to max_qp (no other QP may exist on it): the next QP
- * fails with ENOMEM; a destroyed QP makes room for exactly one; once all
- * are gone the whole count is available again.
+ * Fill the device to its limit @max (no other object of the kind may exist
+ * on it): the next one fails with ENOMEM; a destroyed one makes room for
+ * exactly one; once all are gone the whole count is available again.
  */
-static int qp_limit_client(struct vt *t)
+static int limit_case(struct vt *t, const struct limit_kind *k, int max, void *ctx)
 {
-	int max = t->dev->attr.max_qp, made, more, err, rc = -1;
-	struct ibv_cq *cq = vt_cq(t, 1, NULL);
 	long long start = vt_now_ms();
-	struct ibv_qp **qps;
+	int made, more, err, rc = -1;
+	void **objs;
 
-	if (!cq)
-		return -1;
 	if (max < 2)
-		return vt_fail(t, "max_qp %d", max);
-	qps = calloc((size_t)max + 1, sizeof(*qps));
-	if (!qps)
+		return vt_fail(t, "%s %d", k->attr, max);
+	objs = calloc((size_t)max + 1, sizeof(*objs));
+	if (!objs)
 		return vt_fail(t, "calloc: %s", strerror(errno));
-	err = fill_qps(t, cq, qps, max + 1, &made);
-	vt_note(t, "%d QPs created in %lld ms, then: %s", made, vt_now_ms() - start,
-		err ? strerror(err) : "no failure");
-	if (expect_full(t, err, made, max, "first fill"))
+	err = fill(t, k, ctx, objs, max + 1, &made);
+	vt_note(t, "%d %ss created in %lld ms, then: %s", made, k->name,
+		vt_now_ms() - start, err ? strerror(err) : "no failure");
+	if (expect_full(t, k, err, made, max, "first fill"))
 		goto out;
 
-	if (ibv_destroy_qp(qps[--made])) {
-		vt_fail(t, "ibv_destroy_qp: %s", strerror(errno));
+	if (k->destroy(objs[--made])) {
+		vt_fail(t, "destroying a %s: %s", k->name, strerror(errno));
 		goto out;
 	}
-	err = fill_qps(t, cq, qps + made, 2, &more);
+	err = fill(t, k, ctx, objs + made, 2, &more);
 	made += more;
-	if (expect_full(t, err, made, max, "after one destroy"))
+	if (expect_full(t, k, err, made, max, "after one destroy"))
 		goto out;
 
-	if (destroy_qps(t, qps, made))
+	if (destroy_all(t, k, objs, made))
 		goto free;
 	made = 0;
-	err = fill_qps(t, cq, qps, max + 1, &made);
-	rc = expect_full(t, err, made, max, "after destroying all");
+	err = fill(t, k, ctx, objs, max + 1, &made);
+	rc = expect_full(t, k, err, made, max, "after destroying all");
 out:
-	if (destroy_qps(t, qps, made))
+	if (destroy_all(t, k, objs, made))
 		rc = -1;
 free:
-	free(qps);
+	free(objs);
 	return rc;
+}
+
+static int qp_limit_client(struct vt *t)
+{
+	struct ibv_cq *cq = vt_cq(t, 1, NULL);
+
+	return cq ? limit_case(t, &limit_qps, t->dev->attr.max_qp, cq) : -1;
+}
+
+/* max_ah counts kernel and user AHs of the device: none may exist besides. */
+static int ah_limit_client(struct vt *t)
+{
+	return limit_case(t, &limit_ahs, t->dev->attr.max_ah, NULL);
 }
 
 /* --- the transmit thread's cost with idle QPs --------------------------- */
@@ -174,7 +234,7 @@ static int tx_idle_qps_client(struct vt *t)
 	struct vt_buf *b = vt_buf(t, BUSY_BATCH * BUSY_LEN, IBV_ACCESS_LOCAL_WRITE);
 	long long passes, visits;
 	struct vt_qp_opts o;
-	struct ibv_qp **idle;
+	void **idle;
 	struct ibv_cq *cq;
 	int made, err, rc = -1;
 	struct vt_ep ep;
@@ -187,7 +247,7 @@ static int tx_idle_qps_client(struct vt *t)
 		free(idle);
 		return vt_fail(t, "setup: %s", strerror(errno));
 	}
-	err = fill_qps(t, cq, idle, IDLE_QPS, &made);
+	err = fill(t, &limit_qps, cq, idle, IDLE_QPS, &made);
 	if (err) {
 		vt_fail(t, "idle QP %d: %s", made, strerror(err));
 		goto out;
@@ -210,7 +270,7 @@ static int tx_idle_qps_client(struct vt *t)
 	else
 		rc = vt_sync(t);
 out:
-	if (destroy_qps(t, idle, made))
+	if (destroy_all(t, &limit_qps, idle, made))
 		rc = -1;
 	free(idle);
 	return rc;
@@ -229,6 +289,8 @@ static int tx_idle_qps_server(struct vt *t)
 const struct vt_case vt_limit_cases[] = {
 	{ "qp_limit", "QPs up to max_qp: the next fails with ENOMEM; a destroy makes room for one",
 	  qp_limit_client, NULL, NULL },
+	{ "ah_limit", "AHs up to max_ah: the next fails with ENOMEM; a destroy makes room for one",
+	  ah_limit_client, NULL, NULL },
 	{ "tx_idle_qps", "8192 idle QPs beside one busy pair: the transmit thread's passes visit the busy QPs only",
 	  tx_idle_qps_client, tx_idle_qps_server, NULL },
 	{ NULL },
