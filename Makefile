@@ -27,7 +27,7 @@ DESTDIR ?=
 export SROCE_TOP := $(TOP)
 
 .PHONY: all module modules-all provider install uninstall setup check check-debug \
-	check-full run sparse clean help bench
+	check-full run sparse clean help bench fuzz
 
 all: module provider
 
@@ -37,6 +37,7 @@ help:
 	@echo "make check      set up, build for every supported kernel, run every test; last line N passed, N failed"
 	@echo "make check-debug  the VM suite under the KASAN/lockdep/kmemleak test kernel"
 	@echo "make sparse     build the module with sparse (C=1)"
+	@echo "make fuzz       the header-codec fuzzer (libFuzzer + ASan/UBSan) for FUZZ_SECONDS (default 300)"
 	@echo "make bench      perftest on rdma_rxe and sroce in the same guests, ratios in bench/results/"
 	@echo "                (KVER=6.12 for 6.12, QUICK=1 smoke run, TOPOLOGY=loopback|link, CPUS=1|2 (default 2), POINTS=regex, PARALLEL=1,"
 	@echo "                LINK_MTU=9000: link guests' eth0 MTU, path MTU 4096)"
@@ -68,6 +69,9 @@ module-%: $(MODULE_SOURCES) $(KMOD_SOURCES)
 	@cp $(BUILD)/$*/$(SROCE_DIR)/sroce.ko $(BUILD)/$*/sroce.ko
 	@mkdir -p $(BUILD)/$*/kmod && cp -a $(KMOD_SOURCES) $(BUILD)/$*/kmod/
 	$(MAKE) -C $(if $(filter $*,$(KVER)),$(KDIR),/lib/modules/$*/build) M=$(BUILD)/$*/kmod W=1 $(KBUILD_EXTRA) modules
+
+fuzz:
+	@bash $(TOP)/tests/fuzz/run.sh $(or $(FUZZ_SECONDS),300)
 
 sparse:
 	@$(MAKE) --no-print-directory module-$(KVER) KBUILD_EXTRA="C=2"

@@ -180,6 +180,11 @@ harness_selftest() {
 	runner harness "$TOP/tests/tools/selftest.sh" "${opts[@]}"
 }
 
+# The header-codec fuzzer's bounded run: longer in make check-full.
+fuzz_seconds() {
+	if [ "$MODE" = full ]; then echo 300; else echo 20; fi
+}
+
 check_stock() {
 	local kernels tested k
 
@@ -195,6 +200,7 @@ check_stock() {
 	step provider make -j"$(nproc)" -C "$TOP" --no-print-directory provider
 	step verbs-test make -j"$(nproc)" -C "$TOP/tests/verbs" --no-print-directory O="$TOP/build/verbs"
 	step wire-judge-selftest python3 "$TOP/tests/tools/roce_pcap_check.py" --selftest
+	step codec-fuzz bash "$TOP/tests/fuzz/run.sh" "$(fuzz_seconds)"
 	step kernels-selftest bash "$TOP/tests/tools/kernels-selftest.sh"
 	phase install
 	# shellcheck disable=SC2086 # one word a kernel

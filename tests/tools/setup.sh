@@ -18,6 +18,7 @@ PACKAGES=(
 	rdma-core ibverbs-utils libibverbs-dev librdmacm-dev ibverbs-providers
 	perftest rdmacm-utils python3-pyverbs tshark sparse
 	linux-source-6.1 python3 python3-matplotlib dkms
+	clang libclang-rt-14-dev
 )
 
 log() { echo "setup: $*"; }
