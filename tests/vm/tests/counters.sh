@@ -208,10 +208,16 @@ check_access() {
 	expect_range rcvd_nak_access 1 1
 }
 
+# user_qps [-dd]: restrack's QP lines of the port, without ib_mad's GSI QP 1,
+# which is always there.
+user_qps() {
+	rdma "$@" res show qp link "$RDMA_DEV/1" | grep -v ' type GSI '
+}
+
 # rts_qp_details: the first RTS QP's line with driver details, into RTS_QP.
 # One query: under host load the 2-second run can end between two of them.
 rts_qp_details() {
-	RTS_QP=$(rdma -dd res show qp link "$RDMA_DEV/1" | grep -m 1 "state RTS")
+	RTS_QP=$(user_qps -dd | grep -m 1 "state RTS")
 }
 
 # restrack while a QP moves data: state and PSNs, driver details with -dd.
@@ -235,7 +241,7 @@ check_restrack() {
 		drv_retry_left; do
 		[[ $out =~ (^| )$field\ [0-9]+ ]] || fail "no '$field N' in restrack output"
 	done
-	! rdma res show qp link "$RDMA_DEV/1" | grep -q lqpn ||
+	! user_qps | grep -q lqpn ||
 		fail "QPs still listed after the programs exited"
 	log "restrack shows the QP's state and PSNs"
 }
