@@ -168,6 +168,12 @@ static bool gid_is_v4(const uint8_t *gid)
 	return !memcmp(gid, prefix, sizeof(prefix));
 }
 
+/* An IPv6 multicast GID, or an IPv4-mapped one of 224.0.0.0/4. */
+static bool ud_gid_is_group(const uint8_t *gid)
+{
+	return gid_is_v4(gid) ? (gid[12] & 0xf0) == 0xe0 : gid[0] == 0xff;
+}
+
 /*
  * The 40 bytes before the payload: the IPv6 header, or 20 zero bytes and
  * the IPv4 header, from the sender's address to ours, carrying UDP, with
@@ -235,7 +241,9 @@ static int ud_expect_dgram(struct vt *t, struct ud_ep *ep, struct vt_buf *b, uin
 	    vt_check_byte(t, b->p + UD_GRH + len, b->len - UD_GRH - len, 0xa5,
 			  "past byte_len"))
 		return -1;
-	/* What a UD responder does with it: an AH back to the sender. */
+	/* What a UD responder does with it: an AH back to the sender (a group's: no). */
+	if (ud_gid_is_group(ep->me.gid))
+		return 0;
 	if (ibv_init_ah_from_wc(t->dev->ctx, t->dev->port, &wc, (struct ibv_grh *)b->p,
 				&ah_attr))
 		return vt_fail(t, "%s: ibv_init_ah_from_wc: %s", what, strerror(errno));
@@ -579,6 +587,312 @@ static int ud_ah_destroyed_server(struct vt *t)
 	return ud_receive_all(t, UD_IN_FLIGHT, 128, ud_in_flight_len);
 }
 
+/* --- multicast --------------------------------------------------------------- */
+
+#define UD_MCAST_QPN	0xffffffu
+#define UD_MCAST_N	3		/* datagrams to the group before the detach */
+
+/* The group of the cases: an IPv4 one for an IPv4 GID, else an IPv6 one. */
+static void ud_mcast_gid(const uint8_t *gid, uint8_t group[16], int n)
+{
+	static const uint8_t v6[16] = { 0xff, 0x0e, [13] = 0x53, [14] = 0x52 };
+
+	memcpy(group, v6, 16);
+	if (gid_is_v4(gid)) {
+		memset(group, 0, 10);
+		group[10] = group[11] = 0xff;
+		group[12] = 239;
+		group[13] = 83;
+		group[14] = 82;
+	}
+	group[15] = (uint8_t)n;
+}
+
+/* ibv_attach_mcast (attach) or ibv_detach_mcast on group; it must return expect. */
+static int ud_mcast_verb(struct vt *t, struct ibv_qp *qp, const uint8_t *group, bool attach,
+			 int expect)
+{
+	union ibv_gid g;
+	int rc;
+
+	memcpy(g.raw, group, 16);
+	rc = attach ? ibv_attach_mcast(qp, &g, 0) : ibv_detach_mcast(qp, &g, 0);
+	return rc == expect ? 0 : vt_fail(t, "ibv_%s_mcast(QP %u): %s, expected %s",
+					  attach ? "attach" : "detach", qp->qp_num,
+					  strerror(rc), strerror(expect));
+}
+
+static int ud_attach(struct vt *t, struct ibv_qp *qp, const uint8_t *group, int expect)
+{
+	return ud_mcast_verb(t, qp, group, true, expect);
+}
+
+static int ud_detach(struct vt *t, struct ibv_qp *qp, const uint8_t *group, int expect)
+{
+	return ud_mcast_verb(t, qp, group, false, expect);
+}
+
+/*
+ * What the server tells the client: the group, and the QPs that are not
+ * (or no longer) attached, each with its Q_Key, for the unicast datagrams
+ * that show what they did not receive.
+ */
+struct ud_mcast_info {
+	uint8_t group[16];
+	uint8_t gid[16];
+	uint32_t qpn[3], qkey[3];
+};
+
+enum { UD_MC_A, UD_MC_B, UD_MC_OTHER_QKEY, UD_MC_NOT_ATTACHED, UD_MC_EPS };
+
+/* Unicast marker datagrams: after the group's, to a QP that must not have them. */
+#define UD_MC_MARK	100
+
+/* A datagram seq from the client to the group: the GRH names the group. */
+static int ud_expect_group_dgram(struct vt *t, struct ud_ep *ep, struct vt_buf *b,
+				 uint64_t seq, const uint8_t *group)
+{
+	uint8_t me[16];
+	int err;
+
+	memcpy(me, ep->me.gid, 16);
+	memcpy(ep->me.gid, group, 16);	/* what ud_check_grh() wants as destination */
+	err = ud_expect_dgram(t, ep, b, seq, 64, false);
+	memcpy(ep->me.gid, me, 16);
+	return err;
+}
+
+/* Each server QP's receives; ud_expect_dgram() wants them in order. */
+struct ud_mc_server {
+	struct ud_ep ep[UD_MC_EPS];
+	struct vt_buf *b[UD_MC_EPS][UD_MCAST_N + 2];
+	int next[UD_MC_EPS];
+	uint8_t group[16];
+};
+
+static int ud_mc_expect(struct vt *t, struct ud_mc_server *s, int i, uint64_t seq)
+{
+	struct vt_buf *b = s->b[i][s->next[i]++];
+
+	if (seq >= UD_MC_MARK)
+		return ud_expect_dgram(t, &s->ep[i], b, seq, 64, false);
+	return ud_expect_group_dgram(t, &s->ep[i], b, seq, s->group);
+}
+
+static int ud_mc_server_up(struct vt *t, struct ud_mc_server *s)
+{
+	struct ud_mcast_info info = { 0 };
+	int i, j;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < UD_MC_EPS; i++) {
+		if (ud_ep_create(t, &s->ep[i], i == UD_MC_OTHER_QKEY ? UD_QKEY + 1 : UD_QKEY,
+				 NULL))
+			return -1;
+		for (j = 0; j < UD_MCAST_N + 2; j++) {
+			s->b[i][j] = ud_recv_buf(t, 64);
+			if (!s->b[i][j] || ud_post_recv(t, &s->ep[i], s->b[i][j], j))
+				return -1;
+		}
+	}
+	ud_mcast_gid(s->ep[0].me.gid, s->group, 1);
+	for (i = UD_MC_A; i <= UD_MC_OTHER_QKEY; i++)
+		if (ud_attach(t, s->ep[i].qp, s->group, 0))
+			return -1;
+	memcpy(info.group, s->group, 16);
+	memcpy(info.gid, s->ep[0].me.gid, 16);
+	for (i = 0; i < 3; i++) {
+		info.qpn[i] = htobe32(s->ep[i + 1].me.qpn);
+		info.qkey[i] = htobe32(s->ep[i + 1].me.qkey);
+	}
+	if (vt_put(t, &info, sizeof(info)) || vt_get(t, &s->ep[0].peer, sizeof(s->ep[0].peer)))
+		return -1;
+	s->ep[0].peer.qpn = be32toh(s->ep[0].peer.qpn);
+	for (i = 1; i < UD_MC_EPS; i++)
+		s->ep[i].peer = s->ep[0].peer;
+	return vt_sync(t);
+}
+
+/*
+ * Two QPs attached with the group's Q_Key get every datagram sent to the
+ * group, one attached with another Q_Key and one not attached get none:
+ * the first datagram each of those receives is the unicast marker sent
+ * after the group's. Then B detaches: A still gets the group's next
+ * datagram, B only its marker.
+ */
+static int ud_mcast_send_server(struct vt *t)
+{
+	struct ud_mc_server s;
+	int i, n;
+
+	if (ud_mc_server_up(t, &s))
+		return -1;
+	for (n = 0; n < UD_MCAST_N; n++)
+		if (ud_mc_expect(t, &s, UD_MC_A, n) || ud_mc_expect(t, &s, UD_MC_B, n))
+			return -1;
+	if (ud_mc_expect(t, &s, UD_MC_OTHER_QKEY, UD_MC_MARK + UD_MC_OTHER_QKEY) ||
+	    ud_mc_expect(t, &s, UD_MC_NOT_ATTACHED, UD_MC_MARK + UD_MC_NOT_ATTACHED))
+		return -1;
+	if (ud_detach(t, s.ep[UD_MC_B].qp, s.group, 0) || vt_sync(t))
+		return -1;
+	if (ud_mc_expect(t, &s, UD_MC_A, UD_MCAST_N) ||
+	    ud_mc_expect(t, &s, UD_MC_B, UD_MC_MARK + UD_MC_B))
+		return -1;
+	for (i = UD_MC_A; i <= UD_MC_OTHER_QKEY; i++)
+		if (i != UD_MC_B && ud_detach(t, s.ep[i].qp, s.group, 0))
+			return -1;
+	return vt_sync(t);
+}
+
+/* Datagram seq to the group (remote QPN 0xFFFFFF), or a marker to server QP i. */
+static int ud_mc_send(struct vt *t, struct ud_ep *ep, struct ibv_ah *ah, struct vt_buf *b,
+		      uint64_t seq, const struct ud_mcast_info *info, int i)
+{
+	ep->peer.qpn = i ? be32toh(info->qpn[i - 1]) : UD_MCAST_QPN;
+	return ud_send_ok(t, ep, ah, b, 64, seq, i ? be32toh(info->qkey[i - 1]) : UD_QKEY,
+			  false);
+}
+
+static int ud_mcast_send_client(struct vt *t)
+{
+	struct ud_mcast_info info;
+	struct ibv_ah *group_ah, *server_ah;
+	struct ud_info me;
+	struct ud_ep ep;
+	struct vt_buf *b;
+	int n;
+
+	if (ud_ep_create(t, &ep, UD_QKEY, NULL) || vt_get(t, &info, sizeof(info)))
+		return -1;
+	me = ep.me;
+	me.qpn = htobe32(me.qpn);
+	if (vt_put(t, &me, sizeof(me)))
+		return -1;
+	memcpy(ep.peer.gid, info.group, 16);
+	group_ah = ud_ah(t, &ep, NULL);
+	memcpy(ep.peer.gid, info.gid, 16);
+	server_ah = ud_ah(t, &ep, NULL);
+	b = vt_buf(t, 64, VT_ACCESS_ALL);
+	if (!group_ah || !server_ah || !b || vt_sync(t))
+		return -1;
+	for (n = 0; n < UD_MCAST_N; n++)
+		if (ud_mc_send(t, &ep, group_ah, b, n, &info, 0))
+			return -1;
+	if (ud_mc_send(t, &ep, server_ah, b, UD_MC_MARK + UD_MC_OTHER_QKEY, &info,
+		       UD_MC_OTHER_QKEY) ||
+	    ud_mc_send(t, &ep, server_ah, b, UD_MC_MARK + UD_MC_NOT_ATTACHED, &info,
+		       UD_MC_NOT_ATTACHED))
+		return -1;
+	if (vt_sync(t))		/* B detached */
+		return -1;
+	if (ud_mc_send(t, &ep, group_ah, b, UD_MCAST_N, &info, 0) ||
+	    ud_mc_send(t, &ep, server_ah, b, UD_MC_MARK + UD_MC_B, &info, UD_MC_B))
+		return -1;
+	return vt_sync(t);
+}
+
+/*
+ * The verbs' refusals: an RC QP, a GID that is no group, detaching what
+ * is not attached (twice, or never); attaching twice attaches once.
+ */
+static int ud_mcast_errors_client(struct vt *t)
+{
+	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC,
+				       .cap = { .max_send_wr = 1, .max_recv_wr = 1,
+						.max_send_sge = 1, .max_recv_sge = 1 } };
+	const struct ibv_device_attr *a = &t->dev->attr;
+	uint8_t group[16], other[16];
+	struct ibv_qp *rc;
+	struct ud_ep ep;
+
+	if (!a->max_mcast_grp || !a->max_mcast_qp_attach || !a->max_total_mcast_qp_attach)
+		return vt_fail(t, "device advertises no multicast (%d groups, %d QPs each, %d)",
+			       a->max_mcast_grp, a->max_mcast_qp_attach,
+			       a->max_total_mcast_qp_attach);
+	if (ud_ep_create(t, &ep, UD_QKEY, NULL))
+		return -1;
+	ia.send_cq = ia.recv_cq = ep.scq;
+	rc = vt_qp(t, t->pd, &ia);
+	if (!rc)
+		return -1;
+	ud_mcast_gid(ep.me.gid, group, 2);
+	ud_mcast_gid(ep.me.gid, other, 3);
+	if (ud_attach(t, rc, group, EINVAL) ||
+	    ud_attach(t, ep.qp, ep.me.gid, EINVAL) ||
+	    ud_detach(t, ep.qp, group, EINVAL) ||
+	    ud_attach(t, ep.qp, group, 0) || ud_attach(t, ep.qp, group, 0) ||
+	    ud_detach(t, ep.qp, other, EINVAL) ||
+	    ud_detach(t, ep.qp, group, 0) || ud_detach(t, ep.qp, group, EINVAL))
+		return -1;
+	return 0;
+}
+
+/* The largest limits ud_mcast_limits fills; a device with more is not tried. */
+#define UD_MC_MAX_QPS		64
+#define UD_MC_MAX_GROUPS	512
+#define UD_MC_MAX_TOTAL		4096
+
+/* Group n of ud_mcast_limits. */
+static void ud_mc_fill_gid(struct vt *t, uint8_t g[16], int n)
+{
+	ud_mcast_gid(t->dev->gid.raw, g, 0);
+	g[14] = (uint8_t)(n >> 8);
+	g[15] = (uint8_t)n;
+}
+
+/*
+ * Attachment k is QP k % nqp on group k / nqp: the first total succeed,
+ * the next fails with ENOMEM. Then all are detached.
+ */
+static int ud_mc_fill(struct vt *t, struct ibv_qp **qp, int nqp, int total)
+{
+	uint8_t g[16];
+	int k, err = 0;
+
+	for (k = 0; k <= total && !err; k++) {
+		ud_mc_fill_gid(t, g, k / nqp);
+		err = ud_attach(t, qp[k % nqp], g, k < total ? 0 : ENOMEM);
+	}
+	while (--k >= 0) {
+		ud_mc_fill_gid(t, g, k / nqp);
+		ibv_detach_mcast(qp[k % nqp], (union ibv_gid *)g, 0);
+	}
+	return err;
+}
+
+/*
+ * Each limit query_device advertises is the one enforced: QPs per group,
+ * groups, attachments in all; the one past it fails with ENOMEM.
+ */
+static int ud_mcast_limits_client(struct vt *t)
+{
+	const struct ibv_device_attr *a = &t->dev->attr;
+	int nqp = a->max_mcast_qp_attach, ngrp = a->max_mcast_grp;
+	int total = a->max_total_mcast_qp_attach;
+	struct ibv_qp *qp[UD_MC_MAX_QPS + 1];
+	struct ud_ep ep;
+	int i;
+
+	if (nqp < 1 || ngrp < 2 || total < nqp)
+		return vt_fail(t, "no multicast limits to fill: %d QPs per group, %d groups, %d",
+			       nqp, ngrp, total);
+	if (nqp > UD_MC_MAX_QPS || ngrp > UD_MC_MAX_GROUPS || total > UD_MC_MAX_TOTAL ||
+	    total / nqp + 1 > ngrp || total % nqp) {
+		vt_note(t, "limits %d/%d/%d: not filled here", nqp, ngrp, total);
+		return 0;
+	}
+	for (i = 0; i <= nqp; i++) {
+		if (ud_ep_create(t, &ep, UD_QKEY, NULL))
+			return -1;
+		qp[i] = ep.qp;
+	}
+	/* nqp + 1 QPs on one group; one QP on ngrp + 1 groups; then all. */
+	if (ud_mc_fill(t, qp, nqp + 1, nqp) || ud_mc_fill(t, qp, 1, ngrp) ||
+	    ud_mc_fill(t, qp, nqp, total))
+		return -1;
+	return 0;
+}
+
 const struct vt_case vt_ud_cases[] = {
 	{ "ud_send", "UD SEND and SEND_WITH_IMM, 1 B .. port MTU: payload, GRH area, wc fields",
 	  ud_send_client, ud_send_server, NULL },
@@ -592,5 +906,11 @@ const struct vt_case vt_ud_cases[] = {
 	  ud_ah_other_context_client, ud_refused_server, NULL },
 	{ "ud_ah_destroyed_in_flight", "sends posted before ibv_destroy_ah still arrive",
 	  ud_ah_destroyed_client, ud_ah_destroyed_server, NULL },
+	{ "ud_mcast_send", "to a group: each attached QP gets a copy, others and a detached one none",
+	  ud_mcast_send_client, ud_mcast_send_server, NULL },
+	{ "ud_mcast_errors", "attach: RC QP, unicast GID refused; detach of what is not attached",
+	  ud_mcast_errors_client, NULL, NULL },
+	{ "ud_mcast_limits", "max_mcast_qp_attach, max_mcast_grp, max_total_mcast_qp_attach: ENOMEM past",
+	  ud_mcast_limits_client, NULL, NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };

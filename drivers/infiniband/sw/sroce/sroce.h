@@ -44,6 +44,8 @@ struct sroce_dev {
 	atomic_t num_cq;
 	atomic_t num_qp;
 	atomic_t num_ah;
+	u32 num_mcast_grp;	/* sroce_mcast.c's lock */
+	u32 num_mcast_attach;	/* sroce_mcast.c's lock */
 	struct sroce_mr_table mr_table;
 	struct sroce_tx tx;
 	bool net_ref;

@@ -26,6 +26,15 @@
 #define SROCE_MAX_MW			0	/* memory windows: not yet */
 #define SROCE_MAX_AH			(SZ_64K)
 
+/*
+ * Multicast, per device: groups with a QP attached, QPs per group, and
+ * attachments in all. Each packet for a group is copied to every attached
+ * QP in softirq, so QPs per group bound that work.
+ */
+#define SROCE_MAX_MCAST_GRP		256
+#define SROCE_MAX_MCAST_QP_ATTACH	32
+#define SROCE_MAX_TOTAL_MCAST_QP_ATTACH	1024
+
 /* Queue sizes. */
 #define SROCE_MAX_QP_WR			(SZ_16K)
 #define SROCE_MAX_CQE			(SZ_64K)

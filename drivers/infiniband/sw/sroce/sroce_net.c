@@ -34,6 +34,7 @@
 #include "sroce.h"
 #include "sroce_icrc.h"
 #include "sroce_local.h"
+#include "sroce_mcast.h"
 #include "sroce_net.h"
 #include "sroce_proto.h"
 #include "sroce_qp.h"
@@ -245,6 +246,14 @@ static struct sroce_qp *sroce_rcv_find_qp(const struct sk_buff *skb,
 	return local ? NULL : sroce_gsi_get(skb);
 }
 
+/* The packet's destination IP address is a multicast one. */
+static bool sroce_rcv_to_group(const struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return ipv4_is_multicast(ip_hdr(skb)->daddr);
+	return ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
+}
+
 /*
  * Parse and dispatch a packet whose skb->data is the BTH; consumes @skb.
  * A local packet has no IP header: sroce_local_xmit() checked, when it
@@ -257,6 +266,7 @@ static void sroce_rcv_bth(struct sk_buff *skb, bool local)
 	const u8 *bth = skb->data;
 	struct sroce_hdrs h;
 	struct sroce_qp *qp;
+	bool to_group;
 	int err;
 
 	err = sroce_hdrs_parse(bth, skb->len, &h);
@@ -267,6 +277,22 @@ static void sroce_rcv_bth(struct sk_buff *skb, bool local)
 		goto drop;
 	}
 
+	/*
+	 * A packet to a group names QPN 0xFFFFFF, and that QPN is for groups
+	 * only: a mismatch either way names no QP. The loopback short-cut
+	 * carries no datagrams.
+	 */
+	to_group = !local && sroce_rcv_to_group(skb);
+	if (to_group || h.bth.dest_qpn == SROCE_MCAST_QPN) {
+		if (err)
+			goto drop;
+		reason = SROCE_STAT_RCVD_UNKNOWN_QPN;
+		if (!to_group || h.bth.dest_qpn != SROCE_MCAST_QPN ||
+		    !sroce_mcast_rcv(skb, &h))
+			goto drop;
+		consume_skb(skb);
+		return;
+	}
 	qp = sroce_rcv_find_qp(skb, &h, local);
 	if (!qp) {
 		reason = SROCE_STAT_RCVD_UNKNOWN_QPN;
@@ -550,8 +576,16 @@ static int sroce_xmit_ipv4(struct sk_buff *skb, const struct sroce_av *av)
 		.saddr = av->saddr.s6_addr32[3],
 		.flowi4_tos = av->tclass & ~INET_ECN_MASK,
 	};
-	struct rtable *rt = ip_route_output_key(av->net, &fl);
+	struct rtable *rt;
 
+	/*
+	 * A group is joined on the source GID's netdev: send there. The route
+	 * loops a copy back to this host's members (no socket, so IP_MULTICAST_LOOP
+	 * holds), which is how QPs attached on this host receive it.
+	 */
+	if (ipv4_is_multicast(fl.daddr))
+		fl.flowi4_oif = av->ifindex;
+	rt = ip_route_output_key(av->net, &fl);
 	if (IS_ERR(rt)) {
 		kfree_skb(skb);
 		return PTR_ERR(rt);
@@ -570,8 +604,8 @@ static int sroce_xmit_ipv6(struct sk_buff *skb, const struct sroce_av *av)
 	};
 	struct dst_entry *dst;
 
-	/* fe80::/10 means nothing without the link it belongs to. */
-	if (ipv6_addr_type(&av->daddr) & IPV6_ADDR_LINKLOCAL)
+	/* fe80::/10 means nothing without the link it belongs to; a group, as for IPv4. */
+	if (ipv6_addr_type(&av->daddr) & (IPV6_ADDR_LINKLOCAL | IPV6_ADDR_MULTICAST))
 		fl.flowi6_oif = av->ifindex;
 
 	dst = ipv6_stub->ipv6_dst_lookup_flow(av->net, sroce_sock6 ?

@@ -5,8 +5,10 @@
 #ifndef SROCE_NET_H
 #define SROCE_NET_H
 
+#include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/skbuff.h>
+#include <net/ipv6.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce_hdr.h"
@@ -23,7 +25,8 @@ struct sroce_qp;
  * @flow_label: IPv6 flow label, at most SROCE_FLOW_LABEL_MASK (modify_qp
  *	refuses more)
  * @net: network namespace of the device's netdev
- * @ifindex: the netdev, which link-local IPv6 destinations need for routing
+ * @ifindex: the netdev, which link-local IPv6 and multicast destinations
+ *	need for routing
  */
 #define SROCE_FLOW_LABEL_MASK	0xfffffU
 
@@ -39,6 +42,14 @@ struct sroce_av {
 };
 
 int sroce_av_from_ah_attr(struct sroce_av *av, const struct rdma_ah_attr *ah);
+
+/* A UD send to a multicast group (an AH whose GID is a group's). */
+static inline bool sroce_av_is_mcast(const struct sroce_av *av)
+{
+	if (av->family == AF_INET)
+		return ipv4_is_multicast(av->daddr.s6_addr32[3]);
+	return ipv6_addr_is_multicast(&av->daddr);
+}
 
 /* Bytes of a packet after the IP header: UDP + transport headers + ... */
 struct sk_buff *sroce_pkt_alloc(unsigned int transport_len);

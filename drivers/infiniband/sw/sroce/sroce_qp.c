@@ -24,6 +24,7 @@
 #include "sroce_cq.h"
 #include "sroce_debug.h"
 #include "sroce_local.h"
+#include "sroce_mcast.h"
 #include "sroce_post.h"
 #include "sroce_proto.h"
 #include "sroce_psn.h"
@@ -737,6 +738,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 
+	sroce_mcast_qp_destroy(qp);
 	sroce_ud_qp_del(qp);
 	sroce_qp_unpublish(qp);
 	sroce_qp_put(qp);

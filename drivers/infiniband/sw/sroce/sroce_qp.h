@@ -194,6 +194,7 @@ struct sroce_rwqe {
  * @kpost_ahs: kernel UD and GSI QPs: per SQ slot, the AH its posted WQE
  *	sends to, referenced by the post and taken over by the fetch
  *	(sroce_ud.c); exchanged atomically, never under a lock of its own
+ * @num_mcast: groups a UD QP is attached to (sroce_mcast.c, its lock)
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -266,6 +267,7 @@ struct sroce_qp {
 	struct sroce_ucontext *uctx;
 	struct list_head ud_entry;
 	struct sroce_ah_handle **kpost_ahs;
+	u32 num_mcast;
 };
 
 /* READs and ATOMICs: answered by their own responses, limited by ORD. */

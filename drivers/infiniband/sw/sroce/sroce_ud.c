@@ -29,6 +29,7 @@
 #include "sroce.h"
 #include "sroce_ah.h"
 #include "sroce_cq.h"
+#include "sroce_mcast.h"
 #include "sroce_proto.h"
 #include "sroce_psn.h"
 #include "sroce_qp.h"
@@ -171,7 +172,7 @@ void sroce_gsi_unpublish(struct sroce_qp *qp)
 }
 
 /* The destination address of a received packet, as a RoCEv2 GID. */
-static void sroce_ud_dest_gid(const struct sk_buff *skb, union ib_gid *gid)
+void sroce_ud_dest_gid(const struct sk_buff *skb, union ib_gid *gid)
 {
 	if (skb->protocol == htons(ETH_P_IP))
 		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
@@ -296,7 +297,9 @@ static int sroce_ud_send_swqe(struct sroce_qp *qp, struct sroce_swqe *swqe)
 					     SROCE_OP_SEND_ONLY_IMM : SROCE_OP_SEND_ONLY);
 	h.bth.solicited = swqe->send_flags & SROCE_SEND_SOLICITED;
 	h.bth.pkey = SROCE_DEFAULT_PKEY;
-	h.bth.dest_qpn = swqe->remote_qpn;
+	/* The wire rule for groups, whatever the WQE says. */
+	h.bth.dest_qpn = sroce_av_is_mcast(&swqe->ah->av) ? SROCE_MCAST_QPN :
+							     swqe->remote_qpn;
 	h.bth.psn = qp->req_psn;
 	h.deth.qkey = swqe->remote_qkey;
 	h.deth.src_qpn = qp->ibqp.qp_num;

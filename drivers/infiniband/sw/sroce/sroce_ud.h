@@ -42,6 +42,7 @@ int sroce_ud_kpost_dest(struct sroce_qp *qp, const struct ib_send_wr *wr,
 int sroce_gsi_publish(struct sroce_qp *qp);
 void sroce_gsi_unpublish(struct sroce_qp *qp);
 struct sroce_qp *sroce_gsi_get(const struct sk_buff *skb);
+void sroce_ud_dest_gid(const struct sk_buff *skb, union ib_gid *gid);
 
 int sroce_ud_swqe_fetch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 			const struct sroce_send_wqe *hdr);

@@ -19,6 +19,7 @@
 #include "sroce_ah.h"
 #include "sroce_caps.h"
 #include "sroce_cq.h"
+#include "sroce_mcast.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
 #include "sroce_stats.h"
@@ -51,6 +52,9 @@ static void sroce_fill_device_attr(struct sroce_dev *sdev,
 	attr->max_srq_wr = SROCE_MAX_SRQ_WR;
 	attr->max_srq_sge = SROCE_MAX_SRQ ? SROCE_MAX_SGE : 0;
 	attr->max_ah = SROCE_MAX_AH;
+	attr->max_mcast_grp = SROCE_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = SROCE_MAX_TOTAL_MCAST_QP_ATTACH;
 	attr->max_pkeys = SROCE_PKEY_TABLE_LEN;
 	attr->local_ca_ack_delay = SROCE_LOCAL_CA_ACK_DELAY;
 	/* ib_core refuses `rdma link delete` without this flag. */
@@ -135,6 +139,8 @@ const struct ib_device_ops sroce_dev_ops = {
 	.query_ah = sroce_query_ah,
 	.destroy_ah = sroce_destroy_ah,
 	.create_qp = sroce_create_qp,
+	.attach_mcast = sroce_attach_mcast,
+	.detach_mcast = sroce_detach_mcast,
 	.modify_qp = sroce_modify_qp,
 	.query_qp = sroce_query_qp,
 	.fill_res_qp_entry = sroce_fill_res_qp_entry,
