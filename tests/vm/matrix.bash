@@ -46,6 +46,31 @@ matrix_pingpong() {
 	pingpong_sizes "$where" "$iters" "$PINGPONG_IPV6_SIZES"
 }
 
+# matrix_perftest WHERE TOOL SIZES ITERS OPTIONS: SIZES "all" (and OPTIONS
+# "-") is perftest_all_sizes; else one run per size of SIZES (comma-
+# separated) with ITERS iterations and the OPTIONS (comma-separated words).
+matrix_perftest() {
+	local where=$1 tool=$2 sizes=$3 iters=$4 options=() size
+
+	[ "$5" = - ] || read -ra options <<< "${5//,/ }"
+	if [ "$sizes" = all ]; then
+		[ ${#options[@]} = 0 ] || fail "matrix.tsv: perftest options '$5' need sizes, not 'all'"
+		perftest_all_sizes "$where" "$tool"
+		return
+	fi
+	[ "$iters" != - ] || iters=$PERF_ITERS
+	for size in ${sizes//,/ }; do
+		"perftest_$where" "$tool" "${tool##*_}" -s "$size" -n "$iters" \
+			-u "$PERF_QP_TIMEOUT" "${options[@]}"
+	done
+}
+
+# matrix_uses_rdma_cm PASSES: a perftest row whose options have -R.
+matrix_uses_rdma_cm() {
+	case ",$1," in *,-R,*) return 0 ;; esac
+	return 1
+}
+
 matrix_main() {
 	local name=${1:-} row hosts timeout tier tool where sizes iters passes
 
@@ -56,9 +81,12 @@ matrix_main() {
 	log "matrix case $name: $tool $where, sizes $sizes, iterations $iters, passes $passes"
 	rdma_setup "$@"
 	[ "$hosts" = 1 ] || wait_peer 30
+	if [ "$tool" != ibv_rc_pingpong ] && matrix_uses_rdma_cm "$passes"; then
+		if [ "$hosts" = 1 ]; then rdma_cm_setup; else rdma_cm_setup peer; fi
+	fi
 	case "$tool" in
 	ibv_rc_pingpong) matrix_pingpong "$where" "$sizes" "$iters" "$passes" ;;
-	ib_*) perftest_all_sizes "$where" "$tool" ;;
+	ib_*) matrix_perftest "$where" "$tool" "$sizes" "$iters" "$passes" ;;
 	*) fail "matrix.tsv: unknown tool '$tool'" ;;
 	esac
 }
