@@ -478,39 +478,17 @@ UDADDY_PORT=7174	# udaddy's -p is its port space: it always uses this port
 CM_MSGS="req rep rtu sidr_req sidr_rep"
 declare -A CM_SENT_AT_MARK=()
 
-# rdma_cm_setup [peer]: load rdma_ucm (librdmacm's /dev/infiniband/rdma_cm:
-# nothing in the guest loads it on demand), then rdma_cm_guard.
+# rdma_cm_setup: load rdma_ucm (librdmacm's /dev/infiniband/rdma_cm:
+# nothing in the guest loads it on demand) and check that ib_mad made the
+# device's GSI QP, without which ib_cm has no port to connect through.
 rdma_cm_setup() {
 	run modprobe rdma_ucm || fail "modprobe rdma_ucm failed"
-	rdma_cm_guard "${1:-}"
+	gsi_qp_exists "$RDMA_DEV" || fail "$RDMA_DEV has no GSI QP1: $(dmesg | grep -m 1 -o "$RDMA_DEV: Couldn't .*" || echo 'ib_mad said nothing')"
 }
 
 # gsi_qp_exists DEV: ib_mad has DEV's GSI QP (QP1) on port 1.
 gsi_qp_exists() {
 	rdma res show qp link "$1/1" 2>/dev/null | grep -q ' lqpn 1 type GSI '
-}
-
-# rdma_cm_guard [peer]: TEMPORARY (issue 15), until sroce makes a GSI QP.
-# Without it ib_mad logs "Couldn't create ib_mad QP1" at rdma link add,
-# ib_cm gets no port and rdma_cm cannot connect on the device
-# ("rdma_connect: Invalid argument"), so on a sroce device without QP1 the
-# rdma_cm tests skip; rxe runs them. Once sroce makes QP1 they run on it
-# unchanged: then delete this function and its call above. "peer": the two
-# hosts swap the name of their device if it lacks QP1 ("none" if not) and
-# both skip if either does (a host that skipped alone would leave its peer
-# waiting at the next barrier). One word: peer_swap cannot send a quote.
-rdma_cm_guard() {
-	local lacks=none theirs=none why
-
-	case "$RDMA_DEV" in
-	sroce*) gsi_qp_exists "$RDMA_DEV" || lacks=$RDMA_DEV ;;
-	esac
-	[ "${1:-}" != peer ] || theirs=$(peer_exchange "$lacks")
-	if [ "$lacks" != none ]; then
-		why=$(dmesg | grep -m 1 -o "$RDMA_DEV: Couldn't create ib_mad.*" || true)
-		skip "$RDMA_DEV has no GSI QP1${why:+ ($why)}: no rdma_cm on it yet (issue 15)"
-	fi
-	[ "$theirs" = none ] || skip "the peer's $theirs has no GSI QP1: no rdma_cm on it yet (issue 15)"
 }
 
 # cm_server_ip: host 0's IPv4 address, where the servers listen.

@@ -8,7 +8,6 @@
 # udaddy (2 UD ones through SIDR), rdma_server/rdma_client, then rping
 # between IPv6 (ULA) addresses. Each run: both sides exit 0, print every
 # message, and ib_cm sent one REQ/REP/RTU (or SIDR REQ/REP) per connection.
-# Skips on sroce until it has a GSI QP (rdma_cm_guard, issue 15).
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 

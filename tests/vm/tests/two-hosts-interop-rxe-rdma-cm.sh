@@ -9,7 +9,7 @@
 # -V (4 KiB pings, each checked), ucmatose (2 RC connections) and udaddy
 # (2 UD ones through SIDR): MADs to and from the other implementation's
 # QP1, then RC and UD traffic on the QPs rdma_cm set up.
-# Skips until sroce has a GSI QP (rdma_cm_guard, issue 15). By hand,
+# By hand,
 # "vm-run --hosts 2 tests/vm/tests/two-hosts-interop-rxe-rdma-cm.sh rxe"
 # runs rxe on both hosts (interop_both_directions).
 . "$SROCE_TOP/tests/vm/lib.sh"

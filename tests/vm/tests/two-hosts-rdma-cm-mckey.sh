@@ -4,32 +4,25 @@
 # hosts: 2
 # timeout: 300
 #
-# Multicast through rdma_cm (needs multicast, which sroce does not offer
-# yet: kept apart from the unicast rdma_cm tests): host 0 joins a group
+# Multicast through rdma_cm, across the link: host 0 joins a group
 # with mckey and waits for MCKEY_SENDS datagrams; host 1 joins as a sender
 # MCKEY_SENDS times, one datagram each. Across the link, not on one
 # device: there rdma_rxe's sender hangs 50 s destroying its QP and WARNs
 # in __rxe_cleanup (6.1 and 6.12). One datagram a run: mckey's sender
 # posts unsignaled sends and destroys its QP at once, so a device that
-# transmits after the post (rxe) gets only the first out. Skips when a
-# device advertises no multicast group (max_mcast_grp 0), or has no GSI
-# QP (rdma_cm_guard, issue 15).
+# transmits after the post (rxe) gets only the first out.
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
 GROUP=239.198.18.1
 MCKEY_SENDS=3
 
-# multicast_or_skip: both hosts skip unless both devices offer multicast
-# (they swap the name of a device that does not, as rdma_cm_guard does).
-multicast_or_skip() {
-	local lacks=none theirs groups
+# multicast_offered: the device advertises multicast groups.
+multicast_offered() {
+	local groups
 
 	groups=$(devinfo_field "$RDMA_DEV" max_mcast_grp)
-	[ "${groups:-0}" != 0 ] || lacks=$RDMA_DEV
-	theirs=$(peer_exchange "$lacks")
-	[ "$lacks" = none ] || skip "$RDMA_DEV advertises no multicast group (max_mcast_grp 0)"
-	[ "$theirs" = none ] || skip "the peer's $theirs advertises no multicast group"
+	[ "${groups:-0}" != 0 ] || fail "$RDMA_DEV advertises no multicast group (max_mcast_grp 0)"
 	log "$RDMA_DEV: max_mcast_grp $groups"
 }
 
@@ -65,6 +58,6 @@ send() {
 rdma_setup "$@"
 wait_peer 30
 rdma_cm_setup peer
-multicast_or_skip
+multicast_offered
 if [ "$SROCE_HOST" = 0 ]; then receive; else send; fi
 barrier finished "$CM_TIMEOUT"

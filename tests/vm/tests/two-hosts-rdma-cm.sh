@@ -10,7 +10,6 @@
 # rdma_server/rdma_client, then rping between IPv6 (ULA) addresses. Both
 # sides exit 0 and print every message; each host's ib_cm sent its side's
 # REQ/REP/RTU (SIDR REQ/REP) once per connection.
-# Skips on sroce until it has a GSI QP (rdma_cm_guard, issue 15).
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
