@@ -63,6 +63,7 @@ SEND_FIRST, SEND_MIDDLE, SEND_LAST, SEND_ONLY = 0x00, 0x01, 0x02, 0x04
 WRITE_FIRST, WRITE_MIDDLE = 0x06, 0x07
 WRITE_ONLY, READ_REQUEST, READ_RESPONSE_ONLY = 0x0A, 0x0C, 0x10
 ACKNOWLEDGE, FETCH_ADD, UD_SEND_ONLY, UD_SEND_ONLY_IMM = 0x11, 0x14, 0x64, 0x65
+ATOMIC_ACKNOWLEDGE = 0x12
 UD_QKEY, GRH_BYTES = 0x11110000, 40
 RC_RESERVED, SEND_ONLY_INV = 0x1F, 0x17
 
@@ -317,6 +318,23 @@ def read_then_duplicate(dup_reth):
     return packets
 
 
+def atomic_then_duplicate(dup):
+    """A FETCH_ADD (answered), then at its PSN the packet dup(ctx, its
+    address) builds: the same request again or something else."""
+    def packets(x):
+        addr = x.addr + 8192
+        x.c.send(x.pkt(FETCH_ADD, ext=atomic_eth(addr, x.rkey, 5)))
+        err = reply_problem(x, ("atomic", 0), x.c.replies(1), x.psn)
+        if err:
+            raise AssertionError("the original FETCH_ADD: " + err)
+        yield dup(x, addr)
+    return packets
+
+
+def atomic_eth(addr, rkey, add, compare=0):
+    return struct.pack(">QIQQ", addr, rkey, add, compare)
+
+
 def send_after_reset(x):
     """A SEND (ACKed), then the target's QP through RESET and connected again:
     a new connection, whose first SEND the row's reply checks."""
@@ -334,7 +352,8 @@ def send_after_reset(x):
 # A row: what is sent (packets(ctx) -> list of IP packets), the IBA sections
 # that say what must happen, the reply (DROP: none at all; ("ack", n): ACK of
 # PSN ePSN+n; ("dup", n): an ACK; ("msn", m): an ACK carrying MSN m; ("read", n): the bytes back in a READ
-# RESPONSE ONLY of PSN ePSN+n; ("reread", n): the same as the only reply; ("nak", syndrome[, n]): that NAK for PSN
+# RESPONSE ONLY of PSN ePSN+n; ("reread", n): the same as the only reply; ("atomic", n): an ATOMIC
+# ACKNOWLEDGE of PSN ePSN+n; ("nak", syndrome[, n]): that NAK for PSN
 # ePSN+n, n = 0 unless given), the
 # counters that must move by exactly one, whether the QP must still work, and
 # how many PSNs the row uses up; optionally the target's path MTU.
@@ -385,6 +404,18 @@ CASES = [Case(*row) for row in [
     ("duplicate READ with another R_Key", "9.7.5.1.1",
      read_then_duplicate(lambda x, a: reth(a, x.rkey ^ 0x5A5A00, 200)), DROP,
      ["duplicate_request", "rcvd_dup_read_mismatch"], True, 2),
+    ("duplicate FETCH_ADD, the same again", "9.7.5.1.1",
+     atomic_then_duplicate(lambda x, a: x.pkt(FETCH_ADD, ext=atomic_eth(a, x.rkey, 5))),
+     ("atomic", 0), ["duplicate_request"], True, 1),
+    ("duplicate FETCH_ADD with another R_Key", "9.7.5.1.1",
+     atomic_then_duplicate(lambda x, a: x.pkt(FETCH_ADD, ext=atomic_eth(a, x.rkey ^ 0x5A5A00, 5))),
+     DROP, ["duplicate_request", "rcvd_dup_atomic_mismatch"], True, 1),
+    ("duplicate FETCH_ADD of another address", "9.7.5.1.1",
+     atomic_then_duplicate(lambda x, a: x.pkt(FETCH_ADD, ext=atomic_eth(x.addr, x.rkey, 5))),
+     DROP, ["duplicate_request", "rcvd_dup_atomic_mismatch"], True, 1),
+    ("READ at a FETCH_ADD's PSN", "9.7.5.1.1",
+     atomic_then_duplicate(lambda x, a: x.pkt(READ_REQUEST, ext=reth(a, x.rkey, 8))),
+     DROP, ["duplicate_request", "rcvd_dup_atomic_mismatch"], True, 1),
     ("SEND MIDDLE without SEND FIRST", "9.7.4.1.3, 9.9.3.1.3",
      lambda x: [x.pkt(SEND_MIDDLE, payload_of(MTU))], ("nak", NAK_INVALID),
      ["sent_nak_inv_req"], False, 0),
@@ -432,7 +463,7 @@ def ack_of(reply):
     qpn = struct.unpack(">I", reply[4:8])[0] & 0xFFFFFF
     if qpn != CRAFTER_QPN:
         raise AssertionError(f"reply to QPN {qpn:#x}, not {CRAFTER_QPN:#x}")
-    syndrome = reply[12] if opcode in (ACKNOWLEDGE, READ_RESPONSE_ONLY, 0x12) else None
+    syndrome = reply[12] if opcode in (ACKNOWLEDGE, READ_RESPONSE_ONLY, ATOMIC_ACKNOWLEDGE) else None
     return opcode, psn, syndrome
 
 
@@ -460,6 +491,10 @@ def reply_problem(x, want, replies, psn0):
     if kind == "dup":
         ok = got and got[-1][0] == ACKNOWLEDGE and got[-1][2] < 0x20
         return None if ok else f"expected an ACK for the duplicate, got {got}"
+    if kind == "atomic":
+        ok = got and got[-1][0] == ATOMIC_ACKNOWLEDGE and got[-1][2] < 0x20 and \
+            got[-1][1] == (psn0 + arg) & 0xFFFFFF
+        return None if ok else f"expected ATOMIC ACKNOWLEDGE of PSN {psn0 + arg:#x}, got {got}"
     if kind in ("read", "reread"):
         data = [r for r in replies if r[0] == READ_RESPONSE_ONLY]
         ok = data and data[0][16:16 + 200] == payload_of(200) and \

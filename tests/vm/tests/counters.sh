@@ -19,7 +19,8 @@ completer_retry_err retry_exceeded_err retry_rnr_exceeded_err sent_nak_access
 rcvd_nak_access sent_nak_inv_req rcvd_nak_inv_req icrc_errors rcvd_malformed
 rcvd_unknown_qpn rcvd_bad_pkey rcvd_dropped ack_coalesced link_downed
 doorbells doorbells_elided send_err local_segments rcvd_dup_read_mismatch
-tx_passes tx_qp_visits qkey_viol rcvd_ud_len_err rcvd_ud_no_wqe ud_send_too_long rcvd_mcast_pkts"
+tx_passes tx_qp_visits qkey_viol rcvd_ud_len_err rcvd_ud_no_wqe ud_send_too_long rcvd_mcast_pkts
+rcvd_dup_atomic_mismatch"
 
 rdma_setup sroce
 HW=/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters

@@ -84,6 +84,8 @@ void sroce_resp_reset_locked(struct sroce_qp *qp);
 struct sroce_rd_res *sroce_resp_new_rd_res(struct sroce_qp *qp);
 bool sroce_resp_dup_read_matches(const struct sroce_rd_res *res, u32 psn,
 				 const struct sroce_reth *reth, u32 mtu);
+bool sroce_resp_dup_atomic_matches(const struct sroce_rd_res *res,
+				   const struct sroce_hdrs *h);
 struct sroce_rd_res *sroce_resp_find_rd_res(struct sroce_qp *qp, u32 psn,
 					    u32 *pos);
 #endif

@@ -89,7 +89,9 @@ struct sroce_swqe {
 
 /*
  * A READ or ATOMIC the responder accepted (IRD resources), kept after it is
- * answered so a duplicate request can be answered again.
+ * answered so a duplicate request can be answered again. @va, @rkey and
+ * @length are the request's (an ATOMIC's: its AtomicETH, 8 bytes), which a
+ * duplicate must repeat.
  */
 struct sroce_rd_res {
 	u8 opcode;

@@ -424,6 +424,9 @@ static enum sroce_resp_result sroce_resp_atomic_op(struct sroce_qp *qp,
 	sroce_mr_put(mr);
 	res->opcode = h->bth.opcode;
 	res->first_psn = res->last_psn = h->bth.psn;
+	res->va = h->atmeth.va;
+	res->rkey = h->atmeth.rkey;
+	res->length = sizeof(u64);
 	res->atomic_orig = orig;
 	qp->resp_msn++;
 	sroce_resp_atomic_ack(qp, h->bth.psn, orig);
@@ -598,6 +601,27 @@ sroce_resp_dup_read_matches(const struct sroce_rd_res *res, u32 psn,
 	       reth->dma_len == res->length - offset;
 }
 
+/**
+ * sroce_resp_dup_atomic_matches - is @h a resend of the ATOMIC in @res?
+ * @res: the ATOMIC the duplicate's PSN names
+ * @h: the duplicate's headers
+ *
+ * A requester resends an ATOMIC as it was: same opcode, PSN, R_Key and
+ * address. Anything else at that PSN is not this request (a spoofed
+ * packet, or a READ whose PSN falls on an ATOMIC's) and gets no answer:
+ * replaying the saved result to it would report memory contents the
+ * packet never had the right to see.
+ *
+ * Return: true if @h repeats @res.
+ */
+SROCE_VISIBLE_IF_KUNIT bool
+sroce_resp_dup_atomic_matches(const struct sroce_rd_res *res,
+			      const struct sroce_hdrs *h)
+{
+	return h->bth.opcode == res->opcode && h->bth.psn == res->first_psn &&
+	       h->atmeth.rkey == res->rkey && h->atmeth.va == res->va;
+}
+
 /* Send @res's responses again, from @psn on. */
 static void sroce_resp_restart_read(struct sroce_qp *qp,
 				    struct sroce_rd_res *res, u32 pos, u32 psn)
@@ -627,6 +651,11 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, const struct sroce_hdrs *h
 	if (!res)
 		return;
 	if (res->opcode != SROCE_OP_READ_REQUEST) {
+		if (!sroce_resp_dup_atomic_matches(res, h)) {
+			sroce_stat_drop(qp->sdev,
+					SROCE_STAT_RCVD_DUP_ATOMIC_MISMATCH);
+			return;
+		}
 		sroce_resp_atomic_ack(qp, res->first_psn, res->atomic_orig);
 		return;
 	}

@@ -45,6 +45,7 @@ static const struct rdma_stat_desc sroce_stat_descs[SROCE_NUM_STATS] = {
 	[SROCE_STAT_RCVD_UD_NO_WQE].name = "rcvd_ud_no_wqe",
 	[SROCE_STAT_UD_SEND_TOO_LONG].name = "ud_send_too_long",
 	[SROCE_STAT_RCVD_MCAST_PKTS].name = "rcvd_mcast_pkts",
+	[SROCE_STAT_RCVD_DUP_ATOMIC_MISMATCH].name = "rcvd_dup_atomic_mismatch",
 };
 
 int sroce_stats_init(struct sroce_dev *sdev)

@@ -198,6 +198,57 @@ static void sroce_resp_dup_zero_length_read_matches_itself(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, sroce_resp_dup_read_matches(&res, 7, &longer, DUP_MTU));
 }
 
+/* Which duplicates at an ATOMIC's PSN get its saved result again. */
+struct dup_atomic_case {
+	const char *desc;
+	u8 opcode;
+	u32 psn;
+	u64 va;
+	u32 rkey;
+	bool matches;
+};
+
+#define DUP_ATOMIC_PSN	0x200
+
+static const struct dup_atomic_case dup_atomic_cases[] = {
+	{ "the same request", SROCE_OP_FETCH_ADD, DUP_ATOMIC_PSN,
+	  DUP_VA, DUP_RKEY, true },
+	{ "another rkey", SROCE_OP_FETCH_ADD, DUP_ATOMIC_PSN,
+	  DUP_VA, DUP_RKEY + 1, false },
+	{ "another address", SROCE_OP_FETCH_ADD, DUP_ATOMIC_PSN,
+	  DUP_VA + 8, DUP_RKEY, false },
+	{ "the other atomic opcode", SROCE_OP_COMPARE_SWAP, DUP_ATOMIC_PSN,
+	  DUP_VA, DUP_RKEY, false },
+	{ "a READ at the ATOMIC's PSN", SROCE_OP_READ_REQUEST, DUP_ATOMIC_PSN,
+	  DUP_VA, DUP_RKEY, false },
+};
+
+static void dup_atomic_case_desc(const struct dup_atomic_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(dup_atomic, dup_atomic_cases, dup_atomic_case_desc);
+
+static void sroce_resp_dup_atomic_must_repeat_the_request(struct kunit *test)
+{
+	const struct dup_atomic_case *c = test->param_value;
+	const struct sroce_rd_res res = {
+		.opcode = SROCE_OP_FETCH_ADD, .valid = true,
+		.first_psn = DUP_ATOMIC_PSN, .last_psn = DUP_ATOMIC_PSN,
+		.va = DUP_VA, .rkey = DUP_RKEY, .length = sizeof(u64),
+	};
+	struct sroce_hdrs h = {
+		.bth = { .opcode = c->opcode, .psn = c->psn },
+	};
+
+	if (c->opcode == SROCE_OP_READ_REQUEST)
+		h.reth = (struct sroce_reth){ c->va, c->rkey, sizeof(u64) };
+	else
+		h.atmeth = (struct sroce_atmeth){ .va = c->va, .rkey = c->rkey };
+	KUNIT_EXPECT_EQ(test, sroce_resp_dup_atomic_matches(&res, &h), c->matches);
+}
+
 static struct kunit_case sroce_resp_cases[] = {
 	KUNIT_CASE(sroce_resp_reset_slots_match_no_duplicate),
 	KUNIT_CASE(sroce_resp_duplicate_finds_its_read),
@@ -207,6 +258,8 @@ static struct kunit_case sroce_resp_cases[] = {
 	KUNIT_CASE_PARAM(sroce_resp_dup_read_must_ask_for_the_rest,
 			 dup_read_gen_params),
 	KUNIT_CASE(sroce_resp_dup_zero_length_read_matches_itself),
+	KUNIT_CASE_PARAM(sroce_resp_dup_atomic_must_repeat_the_request,
+			 dup_atomic_gen_params),
 	{}
 };
 
