@@ -77,6 +77,7 @@ void sroce_complete_swqe_locked(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		.byte_len = swqe->length,
 	};
 
+	lockdep_assert_held(&qp->lock);
 	sroce_swqe_put_ah(swqe);
 
 	if (swqe->status == IB_WC_SUCCESS && !qp->sq_sig_all &&
@@ -129,6 +130,7 @@ static unsigned long sroce_ack_timeout(const struct sroce_qp *qp)
 /* Keep the local ACK timer running while anything is unacknowledged. */
 void sroce_comp_arm_timer_locked(struct sroce_qp *qp)
 {
+	lockdep_assert_held(&qp->lock);
 	if (qp->rnr_wait || !qp->attr.timeout)
 		return;
 	if (qp->comp_psn == qp->req_psn_max) {
@@ -417,6 +419,7 @@ static void sroce_comp_read_response(struct sroce_qp *qp,
  */
 static bool sroce_comp_req_has_work_locked(struct sroce_qp *qp)
 {
+	lockdep_assert_held(&qp->lock);
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
 		return true;
 	return qp->req_index != qp->sq.index;
@@ -429,6 +432,7 @@ static bool sroce_comp_req_has_work_locked(struct sroce_qp *qp)
  */
 static void sroce_comp_after_rcv_locked(struct sroce_qp *qp)
 {
+	lockdep_assert_held(&qp->lock);
 	sroce_comp_advance_locked(qp);
 	if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
 		sroce_comp_arm_timer_locked(qp);
@@ -563,6 +567,7 @@ bool sroce_comp_ask_tail_locked(struct sroce_qp *qp)
 
 static void sroce_comp_timeout_locked(struct sroce_qp *qp)
 {
+	lockdep_assert_held(&qp->lock);
 	if (qp->rnr_wait) {
 		qp->rnr_wait = false;
 		return;

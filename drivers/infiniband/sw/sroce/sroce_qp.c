@@ -440,6 +440,7 @@ static void sroce_qp_apply_attr(struct sroce_qp *qp, const struct ib_qp_attr *at
 
 static void sroce_qp_reset_locked(struct sroce_qp *qp)
 {
+	lockdep_assert_held(&qp->lock);
 	WRITE_ONCE(qp->rq.hdr->flags, 0);
 	del_timer(&qp->retry_timer);
 	sroce_resp_reset_locked(qp);
@@ -465,6 +466,7 @@ static void sroce_qp_reset_locked(struct sroce_qp *qp)
  */
 static void sroce_qp_sqd_ask_tail_locked(struct sroce_qp *qp)
 {
+	lockdep_assert_held(&qp->lock);
 	if (qp->rnr_wait || !sroce_comp_ask_tail_locked(qp))
 		return;
 	WRITE_ONCE(qp->tx_pending, true);
@@ -477,6 +479,7 @@ static void sroce_qp_enter_state_locked(struct sroce_qp *qp,
 {
 	enum ib_qp_state prev = qp->state;
 
+	lockdep_assert_held(&qp->lock);
 	qp->state = next;
 	switch (next) {
 	case IB_QPS_RESET:
@@ -522,6 +525,7 @@ static void sroce_qp_move_rd_res_locked(struct sroce_qp *qp,
 	u32 answering = min(qp->rd_res_tail - qp->rd_res_head, keep);
 	u32 i, from = qp->rd_res_tail - keep;
 
+	lockdep_assert_held(&qp->lock);
 	for (i = 0; i < keep; i++)
 		res[i] = qp->rd_res[(from + i) % qp->rd_res_count];
 	qp->rd_res_tail = keep;
@@ -545,6 +549,7 @@ static struct sroce_rd_res *sroce_qp_swap_rd_res_locked(struct sroce_qp *qp,
 {
 	struct sroce_rd_res *old = qp->rd_res;
 
+	lockdep_assert_held(&qp->lock);
 	sroce_qp_move_rd_res_locked(qp, res, count);
 	qp->rd_res = res;
 	qp->rd_res_count = count;
@@ -685,6 +690,7 @@ static bool sroce_sq_drained_locked(struct sroce_qp *qp)
 {
 	const struct sroce_swqe *swqe;
 
+	lockdep_assert_held(&qp->lock);
 	if (qp->comp_index != qp->req_index)
 		return false;
 	if (qp->req_index == qp->sq.index)

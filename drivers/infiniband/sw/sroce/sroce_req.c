@@ -177,6 +177,7 @@ void sroce_sq_fetch_locked(struct sroce_qp *qp)
 	int avail = sroce_queue_available(&qp->sq);
 	u32 first = qp->sq.index;
 
+	lockdep_assert_held(&qp->lock);
 	if (sroce_sq_overrun(qp, avail)) {
 		pr_warn_ratelimited("QP %u: corrupt send queue index, QP to error\n",
 				    qp->ibqp.qp_num);
@@ -550,6 +551,7 @@ static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 	u32 seg_pkts = 0;	/* looked up once there is something to send */
 	bool sent = false;
 
+	lockdep_assert_held(&qp->lock);
 	while (*budget > 0 && qp->req_index != qp->sq.index) {
 		struct sroce_swqe *swqe =
 			&qp->swqes[qp->req_index & (qp->sq.depth - 1)];
@@ -617,6 +619,7 @@ void sroce_sq_flush_locked(struct sroce_qp *qp)
 {
 	int avail = sroce_queue_available(&qp->sq);
 
+	lockdep_assert_held(&qp->lock);
 	if (avail > 0) {
 		while (avail-- > 0 && qp->sq.index - qp->comp_index < qp->sq.depth) {
 			u32 index = qp->sq.index;

@@ -939,6 +939,7 @@ bool sroce_resp_send_reads_locked(struct sroce_qp *qp, int *budget)
 	u32 seg_pkts = 0;	/* looked up once there is something to send */
 	bool sent = false;
 
+	lockdep_assert_held(&qp->lock);
 	while (*budget > 0 && qp->rd_res_head != qp->rd_res_tail) {
 		struct sroce_rd_res *res =
 			&qp->rd_res[qp->rd_res_head % qp->rd_res_count];
@@ -980,6 +981,7 @@ void sroce_rq_flush_locked(struct sroce_qp *qp)
 		.is_recv = 1,
 	};
 
+	lockdep_assert_held(&qp->lock);
 	if (qp->rwqe_valid) {
 		cqe.wr_id = qp->rwqe.wr_id;
 		cqe.wqe_index = qp->rwqe.index;
@@ -1004,6 +1006,7 @@ void sroce_rq_flush_locked(struct sroce_qp *qp)
  */
 void sroce_resp_reset_locked(struct sroce_qp *qp)
 {
+	lockdep_assert_held(&qp->lock);
 	sroce_resp_drop_write(qp);
 	qp->resp_msn = 0;
 	qp->resp_last_flags = 0;

@@ -388,8 +388,10 @@ static void sroce_ud_complete_recv(struct sroce_qp *qp,
 static bool sroce_ud_fetch_rwqe_locked(struct sroce_qp *qp,
 				       const struct sroce_hdrs *h)
 {
-	int err = sroce_resp_fetch_rwqe(qp);
+	int err;
 
+	lockdep_assert_held(&qp->lock);
+	err = sroce_resp_fetch_rwqe(qp);
 	if (!err)
 		return true;
 	if (err == -EINVAL)
@@ -408,6 +410,7 @@ static bool sroce_ud_rcv_ok_locked(struct sroce_qp *qp,
 				   const struct sroce_hdrs *h,
 				   enum sroce_stat *reason)
 {
+	lockdep_assert_held(&qp->lock);
 	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
 	    qp->state != IB_QPS_SQD)
 		*reason = SROCE_STAT_RCVD_UNKNOWN_QPN;
@@ -434,6 +437,7 @@ static void sroce_ud_place_locked(struct sroce_qp *qp, struct sk_buff *skb,
 	u8 grh[SROCE_GRH_BYTES];
 	int err;
 
+	lockdep_assert_held(&qp->lock);
 	sroce_ud_grh(skb, grh);
 	err = sroce_sge_copy(qp, qp->rwqe.sge, qp->rwqe.num_sge, 0, grh,
 			     sizeof(grh), SROCE_COPY_TO_MR);

@@ -18,6 +18,7 @@ static struct sroce_qp *ird_qp(struct kunit *test)
 	struct sroce_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, qp);
+	spin_lock_init(&qp->lock);
 	qp->rd_res = kunit_kcalloc(test, IRD, sizeof(*qp->rd_res), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, qp->rd_res);
 	qp->rd_res_count = IRD;
@@ -99,7 +100,9 @@ static void sroce_resp_reset_slots_match_no_duplicate(struct kunit *test)
 
 	for (i = 0; i < IRD; i++)
 		ird_read(test, qp, 100 + 10 * i, 2);
+	spin_lock_bh(&qp->lock);
 	sroce_resp_reset_locked(qp);
+	spin_unlock_bh(&qp->lock);
 	KUNIT_EXPECT_NULL(test, sroce_resp_find_rd_res(qp, 0, &pos));
 	KUNIT_EXPECT_NULL(test, sroce_resp_find_rd_res(qp, 100, &pos));
 }
