@@ -14,7 +14,7 @@
  *                           end_poll) and its last-QP cache; also makes
  *                           the poller the only writer of the `retired`
  *                           index of every queue that completes on it.
- *   sroce_wq.lock           (spinlock, one per SQ and per RQ) the
+ *   sroce_wq.lock           (spinlock, one per SQ, RQ and SRQ) the
  *                           producer side of the ring: `prod`, the slots
  *                           from `prod` on, and for the SQ the ibv_wr_*
  *                           batch state, held from ibv_wr_start() to
@@ -140,6 +140,17 @@ struct sroce_qp {
 	int batch_err;			/* first error; complete returns it */
 };
 
+/*
+ * A shared receive queue: one ring, producer side only. Unlike an RQ, a
+ * slot is free once the kernel's consumer index has passed it (the kernel
+ * keeps its own copy of a WQE it took), so `retired` is unused and
+ * completions retire nothing (sroce-abi.h, "Shared receive queues").
+ */
+struct sroce_srq {
+	struct ibv_srq ibsrq;
+	struct sroce_wq wq;
+};
+
 struct sroce_cq {
 	struct verbs_cq vcq;
 	struct sroce_ring ring;
@@ -179,6 +190,11 @@ static inline struct sroce_cq *to_scq(struct ibv_cq *ibcq)
 static inline struct sroce_cq *cq_ex_to_scq(struct ibv_cq_ex *cqx)
 {
 	return sroce_container_of(cqx, struct sroce_cq, vcq.cq_ex);
+}
+
+static inline struct sroce_srq *to_ssrq(struct ibv_srq *ibsrq)
+{
+	return sroce_container_of(ibsrq, struct sroce_srq, ibsrq);
 }
 
 /* An address handle: the kernel's index for it goes into UD WQEs. */
@@ -236,6 +252,18 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr);
 int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
+int sroce_wq_post_recvs(struct sroce_wq *wq, uint32_t room,
+			struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+
+/* sroce_srq.c */
+struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
+				 struct ibv_srq_init_attr *attr);
+int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		     int attr_mask);
+int sroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int sroce_destroy_srq(struct ibv_srq *ibsrq);
+int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr);
 
 /* sroce_wr_ex.c */
 void sroce_qp_set_wr_ops(struct ibv_qp_ex *qpx);

@@ -108,6 +108,23 @@ sroce_check_qp_resp(const struct sroce_create_qp_resp *resp)
 	return SROCE_RINGS_OK;
 }
 
+enum sroce_rings_verdict
+sroce_check_srq_resp(const struct sroce_create_srq_resp *resp,
+		     uint32_t max_wr)
+{
+	enum sroce_rings_verdict v;
+
+	if (resp->reserved)
+		return SROCE_RINGS_RESERVED_NOT_ZERO;
+	v = sroce_check_ring(resp->mmap_size, resp->depth, resp->stride,
+			     SROCE_RECV_WQE_HDR_SIZE);
+	if (v != SROCE_RINGS_OK)
+		return v;
+	if (resp->depth < max_wr)
+		return SROCE_RINGS_DEPTH_BELOW_REQUEST;
+	return SROCE_RINGS_OK;
+}
+
 uint32_t sroce_send_stride_max_sge(uint32_t stride)
 {
 	if (stride < SROCE_SEND_WQE_HDR_SIZE)

@@ -37,6 +37,11 @@ sroce_check_cq_resp(const struct sroce_create_cq_resp *resp, uint32_t cqe);
 enum sroce_rings_verdict
 sroce_check_qp_resp(const struct sroce_create_qp_resp *resp);
 
+/* max_wr is what the process asked for; the ring must hold at least that. */
+enum sroce_rings_verdict
+sroce_check_srq_resp(const struct sroce_create_srq_resp *resp,
+		     uint32_t max_wr);
+
 /* A sentence fragment for error messages; never NULL. */
 const char *sroce_rings_verdict_name(enum sroce_rings_verdict verdict);
 

@@ -68,8 +68,11 @@ static void sroce_cq_take(struct sroce_cq *cq, struct sroce_cqe *cqe)
 
 	memcpy(cqe, sroce_ring_entry(&cq->ring, cq->cons), sizeof(*cqe));
 	qp = sroce_cq_find_qp(cq, cqe->qp_num);
-	/* A CQE of a destroyed QP still reaches the user; nothing to free. */
-	if (qp)
+	/*
+	 * A CQE of a destroyed QP still reaches the user; nothing to free.
+	 * Nor for a receive through an SRQ: its slot was free once taken.
+	 */
+	if (qp && !(cqe->is_recv && qp->vqp.qp.srq))
 		sroce_wq_retire(cqe->is_recv ? &qp->rq : &qp->sq,
 				cqe->wqe_index);
 }

@@ -158,31 +158,48 @@ static int sroce_build_recv(const struct sroce_wq *rq,
 	return 0;
 }
 
-int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
-		    struct ibv_recv_wr **bad_wr)
+/*
+ * Fills up to @room slots of @wq from its producer index on and publishes
+ * them; call with wq->lock held. Returns 0 or an errno, *bad_wr the first
+ * WR not posted (NULL if all were).
+ */
+int sroce_wq_post_recvs(struct sroce_wq *wq, uint32_t room,
+			struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
-	struct sroce_wq *rq = &to_sqp(ibqp)->rq;
-	uint32_t prod, room;
+	uint32_t prod = wq->prod;
 	int ret = 0;
 
-	pthread_spin_lock(&rq->lock);
-	prod = rq->prod;
-	room = sroce_wq_free(rq, prod);
 	for (; wr; wr = wr->next, prod++, room--) {
 		if (!room) {
 			ret = ENOMEM;
 			break;
 		}
-		ret = sroce_build_recv(rq, sroce_ring_entry(&rq->ring, prod),
+		ret = sroce_build_recv(wq, sroce_ring_entry(&wq->ring, prod),
 				       wr);
 		if (ret)
 			break;
 	}
-	if (prod != rq->prod)
-		sroce_wq_publish(rq, prod);
+	if (prod != wq->prod)
+		sroce_wq_publish(wq, prod);
+	*bad_wr = wr;
+	return ret;
+}
+
+int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr)
+{
+	struct sroce_wq *rq = &to_sqp(ibqp)->rq;
+	int ret;
+
+	/* A QP with an SRQ takes its receives from there only. */
+	if (ibqp->srq) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&rq->lock);
+	ret = sroce_wq_post_recvs(rq, sroce_wq_free(rq, rq->prod), wr, bad_wr);
 	pthread_spin_unlock(&rq->lock);
 
-	*bad_wr = wr;
 	if (sroce_rq_wants_doorbell(rq)) {
 		int db_ret = sroce_sq_ring_doorbell(to_sqp(ibqp));
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * sroce_qp.c - queue pair lifetime (RC only): create with its two rings,
+ * sroce_qp.c - queue pair lifetime (RC and UD, with an RQ or an SRQ): create with its two rings,
  * modify, query, destroy, and the context's qp_num -> QP table that
  * pollers use to retire slots.
  */
@@ -99,8 +99,7 @@ static int sroce_check_qp_init_attr(const struct ibv_qp_init_attr_ex *attr)
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    (attr->send_ops_flags & ~(uint64_t)SROCE_QP_SEND_OPS))
 		return EOPNOTSUPP;
-	if ((attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) ||
-	    attr->srq)
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD)
 		return EOPNOTSUPP;
 	if (!attr->send_cq || !attr->recv_cq)
 		return EINVAL;

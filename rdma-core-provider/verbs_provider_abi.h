@@ -360,6 +360,21 @@ struct ibv_query_qp {
 	struct ib_uverbs_query_qp core_payload;
 };
 
+struct ibv_create_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_srq core_payload;
+};
+
+struct ibv_modify_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_modify_srq core_payload;
+};
+
+struct ibv_query_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_query_srq core_payload;
+};
+
 /* Extended commands carry a second header (kern-abi.h's struct ex_hdr). */
 struct ex_hdr {
 	struct ib_uverbs_cmd_hdr hdr;
@@ -474,6 +489,18 @@ int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			 uint16_t lid);
 
+int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
+		       struct ibv_srq_init_attr *attr,
+		       struct ibv_create_srq *cmd, size_t cmd_size,
+		       struct ib_uverbs_create_srq_resp *resp,
+		       size_t resp_size);
+int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		       int srq_attr_mask, struct ibv_modify_srq *cmd,
+		       size_t cmd_size);
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		      struct ibv_query_srq *cmd, size_t cmd_size);
+int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+
 /* --- layout checks --------------------------------------------------------
  *
  * The expected numbers below were measured by compiling rdma-core v44.0's
@@ -508,6 +535,11 @@ SROCE_ASSERT_OP_SLOT(create_cq, 15);
 SROCE_ASSERT_OP_SLOT(create_cq_ex, 16);
 SROCE_ASSERT_OP_SLOT(create_qp, 19);
 SROCE_ASSERT_OP_SLOT(create_qp_ex, 20);
+SROCE_ASSERT_OP_SLOT(create_srq, 22);
+SROCE_ASSERT_OP_SLOT(destroy_srq, 36);
+SROCE_ASSERT_OP_SLOT(modify_srq, 49);
+SROCE_ASSERT_OP_SLOT(post_srq_recv, 57);
+SROCE_ASSERT_OP_SLOT(query_srq, 64);
 SROCE_ASSERT_OP_SLOT(dereg_mr, 28);
 SROCE_ASSERT_OP_SLOT(destroy_cq, 31);
 SROCE_ASSERT_OP_SLOT(destroy_qp, 34);
@@ -531,7 +563,10 @@ _Static_assert(sizeof(struct ibv_create_cq) == 40 &&
 		       sizeof(struct ibv_modify_qp) == 120 &&
 		       sizeof(struct ibv_query_qp) == 24 &&
 		       sizeof(struct ibv_create_cq_ex) == 56 &&
-		       sizeof(struct ibv_create_qp_ex) == 88,
+		       sizeof(struct ibv_create_qp_ex) == 88 &&
+		       sizeof(struct ibv_create_srq) == 40 &&
+		       sizeof(struct ibv_modify_srq) == 24 &&
+		       sizeof(struct ibv_query_srq) == 24,
 	       "command buffers are header(s) + request, as kern-abi.h asserts");
 _Static_assert(offsetof(struct verbs_device, device) == 0,
 	       "libibverbs casts ibv_device to verbs_device");

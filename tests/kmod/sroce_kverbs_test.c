@@ -1124,6 +1124,176 @@ static int kv_case_ud_write_refused(void)
 	return kv_ud_run(kv_ud_write_refused);
 }
 
+/* --- shared receive queue ------------------------------------------------- */
+
+#define KV_SRQ_WQES	4
+
+/* Counts the async events of one kind an object got. */
+struct kv_events {
+	enum ib_event_type type;
+	atomic_t count;
+};
+
+static void kv_count_event(struct ib_event *ev, void *ctx)
+{
+	struct kv_events *e = ctx;
+
+	if (ev->event == e->type)
+		atomic_inc(&e->count);
+}
+
+static struct ib_qp *kv_create_srq_qp(struct kv_pair *p, struct ib_srq *srq,
+				      struct kv_events *ev)
+{
+	struct ib_qp_init_attr init = {
+		.event_handler = kv_count_event,
+		.qp_context = ev,
+		.send_cq = p->cq,
+		.recv_cq = p->cq,
+		.srq = srq,
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = KV_DEPTH, .max_send_sge = 1 },
+	};
+
+	return ib_create_qp(p->pd, &init);
+}
+
+static int kv_post_srq_recv(struct ib_srq *srq, struct kv_wait *w, u64 addr,
+			    u32 len, u32 lkey)
+{
+	struct ib_sge sge = { .addr = addr, .length = len, .lkey = lkey };
+	struct ib_recv_wr wr = { .wr_cqe = &w->cqe, .sg_list = &sge,
+				 .num_sge = 1 };
+
+	kv_wait_init(w);
+	return ib_post_srq_recv(srq, &wr, NULL);
+}
+
+/*
+ * Two connections, each receiver on one kernel SRQ: each SEND lands
+ * byte-exact in an SRQ WQE and completes with its own receiver's QP. The
+ * limit armed at 3 of 4 posted fires once, when the second WQE is taken.
+ * Draining a receiver (ERR) brings IB_EVENT_QP_LAST_WQE_REACHED once,
+ * which 6.12's ib_drain_qp() waits for; the WQEs still in the SRQ are not
+ * flushed with it.
+ */
+static int kv_srq_run(struct kv_pair *p, struct kv_pair *q, struct ib_srq *srq,
+		      struct kv_events *srq_ev, struct kv_events *last_ev,
+		      u8 *src, u8 *dst)
+{
+	struct ib_srq_attr attr = { .srq_limit = 3 };
+	struct kv_wait rw[KV_SRQ_WQES], sw;
+	u32 lkey = p->pd->local_dma_lkey;
+	u64 s, d;
+	int i, err = -EINVAL;
+
+	s = ib_dma_map_single(kv_dev, src, KV_MSG, DMA_TO_DEVICE);
+	d = ib_dma_map_single(kv_dev, dst, KV_SRQ_WQES * KV_MSG, DMA_FROM_DEVICE);
+	for (i = 0; i < KV_SRQ_WQES; i++)
+		if (kv_post_srq_recv(srq, &rw[i], d + i * KV_MSG, KV_MSG, lkey))
+			goto out;
+	if (ib_modify_srq(srq, &attr, IB_SRQ_LIMIT))
+		goto out;
+	for (i = 0; i < 2; i++) {
+		struct kv_pair *pair = i ? q : p;
+
+		kv_fill(src, KV_MSG, 40 + i);
+		if (kv_post_send(pair->a, &sw, IB_WR_SEND, 0, s, KV_MSG, 0) ||
+		    kv_wait_for(pair->cq, &sw) || kv_wait_for(pair->cq, &rw[i]) ||
+		    sw.wc.status != IB_WC_SUCCESS ||
+		    rw[i].wc.status != IB_WC_SUCCESS || rw[i].wc.qp != pair->b ||
+		    rw[i].wc.byte_len != KV_MSG ||
+		    memcmp(src, dst + i * KV_MSG, KV_MSG)) {
+			pr_err("# srq send %d: status %d qp %p\n", i,
+			       rw[i].wc.status, rw[i].wc.qp);
+			goto out;
+		}
+	}
+	if (atomic_read(&srq_ev->count) != 1) {
+		pr_err("# srq limit events: %d\n", atomic_read(&srq_ev->count));
+		goto out;
+	}
+	ib_drain_qp(p->b);
+	ib_process_cq_direct(p->cq, -1);
+	if (atomic_read(&last_ev->count) != 1 ||
+	    try_wait_for_completion(&rw[2].done)) {
+		pr_err("# last wqe events %d, srq wqe flushed %d\n",
+		       atomic_read(&last_ev->count), rw[2].wc.status);
+		goto out;
+	}
+	err = 0;
+out:
+	ib_dma_unmap_single(kv_dev, s, KV_MSG, DMA_TO_DEVICE);
+	ib_dma_unmap_single(kv_dev, d, KV_SRQ_WQES * KV_MSG, DMA_FROM_DEVICE);
+	return err;
+}
+
+static int kv_case_srq_send_recv(void)
+{
+	struct kv_events srq_ev = { .type = IB_EVENT_SRQ_LIMIT_REACHED };
+	struct kv_events last_ev = { .type = IB_EVENT_QP_LAST_WQE_REACHED };
+	struct kv_events other_ev = { .type = IB_EVENT_QP_LAST_WQE_REACHED };
+	struct ib_srq_init_attr init = {
+		.event_handler = kv_count_event,
+		.srq_context = &srq_ev,
+		.attr = { .max_wr = KV_SRQ_WQES, .max_sge = 1 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct kv_pair p = {}, q = {};
+	struct ib_srq *srq = NULL;
+	u8 *src, *dst;
+	int err = -ENOMEM;
+
+	src = kmalloc(KV_MSG, GFP_KERNEL);
+	dst = kzalloc(KV_SRQ_WQES * KV_MSG, GFP_KERNEL);
+	if (!src || !dst)
+		goto out;
+	err = kv_pair_create(&p, IB_POLL_DIRECT, false);
+	if (err)
+		goto out;
+	srq = ib_create_srq(p.pd, &init);
+	err = PTR_ERR_OR_ZERO(srq);
+	if (err) {
+		srq = NULL;
+		goto out;
+	}
+	/* p.b and q.b receive through the SRQ; q shares p's PD and CQ. */
+	ib_destroy_qp(p.b);
+	p.b = kv_create_srq_qp(&p, srq, &last_ev);
+	q.a = kv_create_qp(&p, p.cq, p.cq);
+	q.b = kv_create_srq_qp(&p, srq, &other_ev);
+	err = PTR_ERR_OR_ZERO(p.b) ?: PTR_ERR_OR_ZERO(q.a) ?: PTR_ERR_OR_ZERO(q.b);
+	if (err)
+		goto out;
+	q.pd = p.pd;
+	q.cq = p.cq;
+	err = kv_qp_to_init(p.a) ?: kv_qp_to_init(p.b) ?: kv_qp_to_init(q.a) ?:
+	      kv_qp_to_init(q.b) ?: kv_qp_to_rts(p.a, p.b->qp_num) ?:
+	      kv_qp_to_rts(p.b, p.a->qp_num) ?: kv_qp_to_rts(q.a, q.b->qp_num) ?:
+	      kv_qp_to_rts(q.b, q.a->qp_num);
+	if (!err)
+		err = kv_srq_run(&p, &q, srq, &srq_ev, &last_ev, src, dst);
+	/* Destroying an SRQ some QP still uses is refused. */
+	if (!err && ib_destroy_srq_user(srq, NULL) != -EBUSY)
+		err = -EINVAL;
+out:
+	if (q.a && !IS_ERR(q.a))
+		ib_destroy_qp(q.a);
+	if (q.b && !IS_ERR(q.b))
+		ib_destroy_qp(q.b);
+	if (p.b && !IS_ERR(p.b)) {
+		ib_destroy_qp(p.b);
+		p.b = NULL;
+	}
+	if (srq)
+		ib_destroy_srq(srq);
+	kv_pair_destroy(&p);
+	kfree(src);
+	kfree(dst);
+	return err;
+}
+
 /* --- runner ----------------------------------------------------------------- */
 
 #define KV_CASE(fn) { #fn + sizeof("kv_case_") - 1, fn }
@@ -1151,6 +1321,7 @@ static const struct {
 	KV_CASE(kv_case_ud_qkey),
 	KV_CASE(kv_case_ud_ah_destroyed_in_flight),
 	KV_CASE(kv_case_ud_write_refused),
+	KV_CASE(kv_case_srq_send_recv),
 };
 
 /* Is @name in the comma-separated skip list? */

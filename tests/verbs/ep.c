@@ -127,6 +127,7 @@ static struct ibv_qp *create_qp(struct vt *t, struct vt_ep *ep, struct ibv_qp_in
 	struct ibv_qp_init_attr_ex iax = {
 		.qp_context = ia->qp_context, .send_cq = ia->send_cq, .recv_cq = ia->recv_cq,
 		.cap = ia->cap, .qp_type = ia->qp_type, .sq_sig_all = ia->sq_sig_all,
+		.srq = ia->srq,
 		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 		.pd = ep->o.pd ?: t->pd, .send_ops_flags = ep->o.send_ops_flags,
 	};
@@ -156,6 +157,7 @@ int vt_ep_create(struct vt *t, struct vt_ep *ep, const struct vt_qp_opts *o)
 	ia.send_cq = ep->scq;
 	ia.recv_cq = ep->rcq;
 	ia.sq_sig_all = o->sig_all;
+	ia.srq = o->srq;
 	ia.cap = (struct ibv_qp_cap) {
 		.max_send_wr = o->max_send_wr, .max_recv_wr = o->max_recv_wr,
 		.max_send_sge = o->max_send_sge, .max_recv_sge = o->max_recv_sge,

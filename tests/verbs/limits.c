@@ -72,6 +72,24 @@ static const struct limit_kind limit_ahs = {
 	"AH", "max_ah", limit_ah_create, limit_ah_destroy,
 };
 
+/* The smallest SRQ: one slot of one SGE. */
+static void *limit_srq_create(struct vt *t, void *unused)
+{
+	struct ibv_srq_init_attr a = { .attr = { .max_wr = 1, .max_sge = 1 } };
+
+	(void)unused;
+	return ibv_create_srq(t->pd, &a);
+}
+
+static int limit_srq_destroy(void *srq)
+{
+	return ibv_destroy_srq(srq);
+}
+
+static const struct limit_kind limit_srqs = {
+	"SRQ", "max_srq", limit_srq_create, limit_srq_destroy,
+};
+
 /* Create objects into @objs until one fails or @room are made; errno of the failure. */
 static int fill(struct vt *t, const struct limit_kind *k, void *ctx, void **objs,
 		int room, int *made)
@@ -164,6 +182,11 @@ static int qp_limit_client(struct vt *t)
 static int ah_limit_client(struct vt *t)
 {
 	return limit_case(t, &limit_ahs, t->dev->attr.max_ah, NULL);
+}
+
+static int srq_limit_client(struct vt *t)
+{
+	return limit_case(t, &limit_srqs, t->dev->attr.max_srq, NULL);
 }
 
 /* --- the transmit thread's cost with idle QPs --------------------------- */
@@ -291,6 +314,8 @@ const struct vt_case vt_limit_cases[] = {
 	  qp_limit_client, NULL, NULL },
 	{ "ah_limit", "AHs up to max_ah: the next fails with ENOMEM; a destroy makes room for one",
 	  ah_limit_client, NULL, NULL },
+	{ "srqs_limit", "SRQs up to max_srq: the next fails with ENOMEM; a destroy makes room for one",
+	  srq_limit_client, NULL, NULL },
 	{ "tx_idle_qps", "8192 idle QPs beside one busy pair: the transmit thread's passes visit the busy QPs only",
 	  tx_idle_qps_client, tx_idle_qps_server, NULL },
 	{ NULL },

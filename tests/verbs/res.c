@@ -111,6 +111,7 @@ static int release(struct vt_res *r)
 	case VT_RES_CQ: return ibv_destroy_cq(r->p);
 	case VT_RES_QP: return ibv_destroy_qp(r->p);
 	case VT_RES_AH: return ibv_destroy_ah(r->p);
+	case VT_RES_SRQ: return ibv_destroy_srq(r->p);
 	}
 	return -1;
 }
@@ -221,6 +222,14 @@ struct ibv_cq_ex *vt_cq_ex(struct vt *t, int cqe, struct ibv_comp_channel *ch,
 struct ibv_ah *vt_ah(struct vt *t, struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
 	return track(t, VT_RES_AH, ibv_create_ah(pd, attr), "ibv_create_ah");
+}
+
+/* An SRQ on the case's PD; its QPs, created after it, go first. */
+struct ibv_srq *vt_srq(struct vt *t, uint32_t max_wr, uint32_t max_sge)
+{
+	struct ibv_srq_init_attr a = { .attr = { .max_wr = max_wr, .max_sge = max_sge } };
+
+	return track(t, VT_RES_SRQ, ibv_create_srq(t->pd, &a), "ibv_create_srq");
 }
 
 struct ibv_qp *vt_qp_ex(struct vt *t, struct ibv_qp_init_attr_ex *ia)

@@ -56,7 +56,7 @@ struct vt_dev {
 
 enum vt_res_kind {
 	VT_RES_MEM, VT_RES_MR, VT_RES_PD, VT_RES_CHANNEL, VT_RES_CQ, VT_RES_QP,
-	VT_RES_AH,
+	VT_RES_AH, VT_RES_SRQ,
 };
 
 struct vt_res {
@@ -96,6 +96,7 @@ extern const struct vt_case vt_object_cases[];
 extern const struct vt_case vt_error_cases[];
 extern const struct vt_case vt_scale_cases[];
 extern const struct vt_case vt_ud_cases[];
+extern const struct vt_case vt_srq_cases[];
 /* Cases that need a network the caller prepared: run only when --only names them. */
 extern const struct vt_case vt_on_request_cases[];
 /* Cases that fill the device to its limits (limits.c): also only when --only names them. */
@@ -145,6 +146,7 @@ struct ibv_cq_ex *vt_cq_ex(struct vt *t, int cqe, struct ibv_comp_channel *ch,
 			   uint64_t wc_flags);
 struct ibv_qp *vt_qp_ex(struct vt *t, struct ibv_qp_init_attr_ex *ia);
 struct ibv_ah *vt_ah(struct vt *t, struct ibv_pd *pd, struct ibv_ah_attr *attr);
+struct ibv_srq *vt_srq(struct vt *t, uint32_t max_wr, uint32_t max_sge);
 int vt_destroy(struct vt *t, void *p);
 
 uint64_t vt_rand(struct vt *t);
@@ -169,6 +171,7 @@ struct vt_qp_opts {
 	struct ibv_pd *pd;			/* NULL: t->pd */
 	struct ibv_cq *scq, *rcq;		/* NULL: create one */
 	struct ibv_comp_channel *rchannel;	/* for a created rcq */
+	struct ibv_srq *srq;			/* receives come from here */
 	uint64_t send_ops_flags;		/* !0: ibv_create_qp_ex with these */
 	uint64_t wc_flags;			/* !0: created CQs are ibv_cq_ex */
 };

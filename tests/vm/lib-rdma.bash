@@ -375,22 +375,29 @@ ack_timeout_floor() {
 	echo "$1" > "$p"
 }
 
-pingpong_loopback() {
-	local size=$1 iters=$2 tag
+# tool_pingpong_loopback TOOL SIZE ITERS [OPTS...]: TOOL, an ibv_*_pingpong
+# with sroce's ACK-timeout floor, -c (check data), server and client on
+# RDMA_DEV; both must print their summary lines.
+tool_pingpong_loopback() {
+	local tool=$1 size=$2 iters=$3 tag
 
-	shift 2
+	shift 3
 	ack_timeout_floor "$PERF_QP_TIMEOUT"
 	next_port
-	tag=pingpong-$size-$PERF_PORT
-	start_server "$tag.server" "$PERF_PORT" ibv_rc_pingpong -d "$RDMA_DEV" -g "$GID_INDEX" \
+	tag=${tool#ibv_}-$size-$PERF_PORT
+	start_server "$tag.server" "$PERF_PORT" "$tool" -d "$RDMA_DEV" -g "$GID_INDEX" \
 		-p "$PERF_PORT" -s "$size" -n "$iters" -c "$@"
-	run_client "$tag.client" ibv_rc_pingpong -d "$RDMA_DEV" -g "$GID_INDEX" \
+	run_client "$tag.client" "$tool" -d "$RDMA_DEV" -g "$GID_INDEX" \
 		-p "$PERF_PORT" -s "$size" -n "$iters" -c "$@" 127.0.0.1
 	finish_server "$tag.server"
 	cat "$tag.server"
 	check_pingpong "$tag.client" "$iters"
 	check_pingpong "$tag.server" "$iters"
 	ack_timeout_floor 0
+}
+
+pingpong_loopback() {
+	tool_pingpong_loopback ibv_rc_pingpong "$@"
 }
 
 # ud_pingpong_loopback SIZE ITERS: ibv_ud_pingpong -c, server and client on
@@ -408,6 +415,12 @@ ud_pingpong_loopback() {
 	cat "$tag.server"
 	check_pingpong "$tag.client" "$iters"
 	check_pingpong "$tag.server" "$iters"
+}
+
+# srq_pingpong_loopback SIZE ITERS [OPTS...]: ibv_srq_pingpong, whose QPs (16
+# by default, -q) all receive through one SRQ on each side.
+srq_pingpong_loopback() {
+	tool_pingpong_loopback ibv_srq_pingpong "$@"
 }
 
 # --- the tools, two hosts -------------------------------------------------------------

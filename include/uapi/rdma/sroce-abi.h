@@ -271,7 +271,9 @@ enum sroce_wc_opcode {
  * @src_qp: the sender's QP number (receive completions)
  * @wc_flags: SROCE_WC_* flags
  * @wqe_index: free-running SQ or RQ index of the completed WQE; everything
- *	before it on the same queue is retired too
+ *	before it on the same queue is retired too. For a QP created with an
+ *	SRQ, a receive's index is the SRQ ring's and retires nothing
+ *	("Shared receive queues" below)
  * @is_recv: 1 if @wqe_index counts the receive queue, 0 the send queue
  */
 struct sroce_cqe {
@@ -375,6 +377,57 @@ struct sroce_create_qp_resp {
 	__u32 rq_stride;
 	__u32 max_inline_data;
 	__u32 reserved;
+};
+
+/*
+ * Shared receive queues
+ * =====================
+ *
+ * An SRQ is one more ring, mapped like an RQ (struct sroce_ring_hdr, then
+ * `depth` entries of `stride` bytes, each a struct sroce_recv_wqe), with
+ * the process as producer (ibv_post_srq_recv) and the kernel as consumer.
+ * It never needs a doorbell: the kernel only reads it when a message
+ * arrives for a QP created with the SRQ, and SRQ entries are never flushed.
+ *
+ * Slot reuse differs from an RQ: the kernel copies a WQE into private
+ * memory when a QP takes it, so a slot is free again as soon as the ring's
+ * consumer index has passed it (load-acquire of consumer, which the kernel
+ * store-releases after its copy), not when its completion is polled. The
+ * completion of an SRQ WQE may come on any attached QP's receive CQ, in
+ * any order across QPs; its qp_num is the QP that received, is_recv is 1
+ * and wqe_index is the SRQ ring index of the WQE, which retires nothing of
+ * that QP's own RQ. A QP created with an SRQ still gets a one-entry RQ
+ * ring (its flags word keeps its meaning for the error state), but posts
+ * to it are refused and the kernel never reads entries from it while the
+ * QP works.
+ *
+ * The kernel treats the ring as it treats an RQ: each entry is read once
+ * and validated on the copy. A WQE with too many SGEs or a nonzero
+ * reserved word completes in error on the QP that took it (which goes to
+ * the error state); a producer index more than `depth` ahead puts the QP
+ * that found it in the error state. Both affect the process's own QPs only.
+ *
+ * The SRQ limit (ibv_modify_srq with IBV_SRQ_LIMIT) is kept in the
+ * kernel, not in the ring: once armed with a nonzero limit, the kernel
+ * sends IBV_EVENT_SRQ_LIMIT_REACHED when it takes a WQE that leaves fewer
+ * than `limit` WQEs posted (producer - consumer), and disarms. srq_limit
+ * at creation is ignored. IBV_SRQ_MAX_WR (resize) is refused with EINVAL.
+ */
+
+/*
+ * struct sroce_create_srq_resp - where the SRQ ring is
+ * @mmap_offset, @mmap_size: the mapping
+ * @depth: entries, a power of two >= the requested max_wr (the core
+ *	response's max_wr equals it)
+ * @stride: bytes per entry, a power of two
+ * @reserved: zero
+ */
+struct sroce_create_srq_resp {
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+	__u32 depth;
+	__u32 stride;
+	__aligned_u64 reserved;
 };
 
 #endif /* SROCE_ABI_USER_H */

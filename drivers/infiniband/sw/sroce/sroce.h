@@ -29,6 +29,7 @@ struct sroce_stats;
  * @num_cq: completion queues alive, bounded by SROCE_MAX_CQ
  * @num_qp: queue pairs alive, bounded by SROCE_MAX_QP
  * @num_ah: address handles alive, bounded by SROCE_MAX_AH
+ * @num_srq: shared receive queues alive, bounded by SROCE_MAX_SRQ
  * @mr_table: registered memory regions by key
  * @tx: the transmit thread and the QPs it serves
  * @net_ref: holds a reference on the shared RoCEv2 sockets
@@ -46,6 +47,7 @@ struct sroce_dev {
 	atomic_t num_ah;
 	u32 num_mcast_grp;	/* sroce_mcast.c's lock */
 	u32 num_mcast_attach;	/* sroce_mcast.c's lock */
+	atomic_t num_srq;
 	struct sroce_mr_table mr_table;
 	struct sroce_tx tx;
 	bool net_ref;

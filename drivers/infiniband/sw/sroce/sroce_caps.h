@@ -21,7 +21,7 @@
 #define SROCE_MAX_PD			(SZ_64K)
 #define SROCE_MAX_QP			(SZ_16K)
 #define SROCE_MAX_CQ			(SZ_16K)
-#define SROCE_MAX_SRQ			0	/* shared receive queues: not yet */
+#define SROCE_MAX_SRQ			(SZ_16K)
 #define SROCE_MAX_MR			(SZ_64K)
 #define SROCE_MAX_MW			0	/* memory windows: not yet */
 #define SROCE_MAX_AH			(SZ_64K)
@@ -38,7 +38,7 @@
 /* Queue sizes. */
 #define SROCE_MAX_QP_WR			(SZ_16K)
 #define SROCE_MAX_CQE			(SZ_64K)
-#define SROCE_MAX_SRQ_WR		0
+#define SROCE_MAX_SRQ_WR		(SZ_16K)
 #define SROCE_MAX_SGE			32
 #define SROCE_MAX_INLINE_DATA		256
 

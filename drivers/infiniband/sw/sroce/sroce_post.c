@@ -229,40 +229,64 @@ int sroce_kpost_send(struct sroce_qp *qp, const struct ib_send_wr *wr,
 	return err;
 }
 
-int sroce_kpost_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr,
-		     const struct ib_recv_wr **bad_wr)
+/**
+ * sroce_kpost_recv_wqes - write receive WRs into a ring
+ * @rq: an RQ or an SRQ ring; the caller holds its producer lock
+ * @max_sge: SGEs a WQE of this ring may carry
+ * @wr: the list
+ * @bad_wr: set to the first WR not written, if any
+ * @err: set to 0, -EINVAL (a bad WR) or -ENOMEM (the ring is full)
+ *
+ * A slot is free once the responder consumed it: it copies the whole WQE
+ * before moving the consumer index. Nothing is published.
+ *
+ * Return: the producer index after the last WQE written.
+ */
+u32 sroce_kpost_recv_wqes(struct sroce_queue *rq, u32 max_sge,
+			  const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr, int *err)
 {
-	struct sroce_queue *rq = &qp->rq;
-	unsigned long flags;
-	u32 producer;
-	int err = 0;
+	u32 producer = rq->hdr->producer;
 
-	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
-		*bad_wr = wr;
-		return -EINVAL;
-	}
-	spin_lock_irqsave(&qp->rq_post_lock, flags);
-	producer = rq->hdr->producer;
+	*err = 0;
 	for (; wr; wr = wr->next) {
 		struct sroce_recv_wqe *wqe = sroce_queue_slot(rq, producer);
 
-		/* Acquire: pairs with the responder's release after fetching. */
+		/* Acquire: pairs with the responder's release after its copy. */
 		if (producer - smp_load_acquire(&rq->hdr->consumer) >= rq->depth) {
-			err = -ENOMEM;
+			*err = -ENOMEM;
 			break;
 		}
 		memset(wqe, 0, sizeof(*wqe));
-		err = sroce_kpost_sges(wqe->sge, wr->sg_list, wr->num_sge,
-				       qp->max_recv_sge);
-		if (err)
+		*err = sroce_kpost_sges(wqe->sge, wr->sg_list, wr->num_sge,
+					max_sge);
+		if (*err)
 			break;
 		wqe->wr_id = wr->wr_id;
 		wqe->num_sge = wr->num_sge;
 		producer++;
 	}
-	sroce_kpost_publish(qp, rq, producer);
-	spin_unlock_irqrestore(&qp->rq_post_lock, flags);
-	if (err)
+	if (*err)
 		*bad_wr = wr;
+	return producer;
+}
+
+int sroce_kpost_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr,
+		     const struct ib_recv_wr **bad_wr)
+{
+	unsigned long flags;
+	u32 producer;
+	int err;
+
+	/* A QP with an SRQ takes its receives from there only. */
+	if (READ_ONCE(qp->state) == IB_QPS_RESET || qp->srq) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->rq_post_lock, flags);
+	producer = sroce_kpost_recv_wqes(&qp->rq, qp->max_recv_sge, wr, bad_wr,
+					 &err);
+	sroce_kpost_publish(qp, &qp->rq, producer);
+	spin_unlock_irqrestore(&qp->rq_post_lock, flags);
 	return err;
 }

@@ -8,6 +8,7 @@
 #include <rdma/ib_verbs.h>
 
 struct sroce_qp;
+struct sroce_queue;
 
 /*
  * Queue @wr's list on a kernel QP's ring; any context, never sleeps.
@@ -19,5 +20,9 @@ int sroce_kpost_send(struct sroce_qp *qp, const struct ib_send_wr *wr,
 		     const struct ib_send_wr **bad_wr);
 int sroce_kpost_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr,
 		     const struct ib_recv_wr **bad_wr);
+
+u32 sroce_kpost_recv_wqes(struct sroce_queue *rq, u32 max_sge,
+			  const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr, int *err);
 
 #endif /* SROCE_POST_H */

@@ -21,6 +21,8 @@
 #include "sroce_hdr.h"
 
 struct sroce_qp;
+struct sroce_queue;
+struct sroce_rwqe;
 struct sroce_swqe;
 
 /* sroce_req.c */
@@ -74,6 +76,7 @@ bool sroce_resp_rcv_unsupported(struct sroce_qp *qp, const struct sroce_hdrs *h)
 bool sroce_resp_send_reads_locked(struct sroce_qp *qp, int *budget);
 void sroce_rq_flush_locked(struct sroce_qp *qp);
 int sroce_resp_fetch_rwqe(struct sroce_qp *qp);
+int sroce_rwqe_take(struct sroce_queue *q, u32 max_sge, struct sroce_rwqe *rwqe);
 void sroce_resp_post_rwqe_cqe(struct sroce_qp *qp, const struct sroce_hdrs *h,
 			      enum ib_wc_status status, u32 byte_len,
 			      u32 src_qp, u32 wc_flags);

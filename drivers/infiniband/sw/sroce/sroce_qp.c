@@ -29,6 +29,7 @@
 #include "sroce_proto.h"
 #include "sroce_psn.h"
 #include "sroce_qp.h"
+#include "sroce_srq.h"
 #include "sroce_stats.h"
 #include "sroce_tx.h"
 #include "sroce_ud.h"
@@ -74,8 +75,15 @@ void sroce_qp_put(struct sroce_qp *qp)
 		complete(&qp->released);
 }
 
-static int sroce_qp_check_caps(const struct ib_qp_cap *cap)
+static int sroce_qp_check_caps(const struct ib_qp_init_attr *init)
 {
+	const struct ib_qp_cap *cap = &init->cap;
+
+	/* With an SRQ, the receive caps are the SRQ's: ignored here. */
+	if (init->srq)
+		return cap->max_send_wr > SROCE_MAX_QP_WR ||
+		       cap->max_send_sge > SROCE_MAX_SGE ||
+		       cap->max_inline_data > SROCE_MAX_INLINE_DATA ? -EINVAL : 0;
 	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
 	    cap->max_recv_wr > SROCE_MAX_QP_WR ||
 	    cap->max_send_sge > SROCE_MAX_SGE ||
@@ -188,18 +196,20 @@ static int sroce_qp_export(struct sroce_qp *qp, struct ib_udata *udata)
 static int sroce_qp_check_init(const struct ib_qp_init_attr *init,
 			       struct ib_udata *udata)
 {
-	/* UC, XRC and SRQs come later; say so clearly. */
+	/* UC and XRC come later; say so clearly. */
 	if ((init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
-	     init->qp_type != IB_QPT_GSI) ||
-	    init->srq || init->create_flags)
+	     init->qp_type != IB_QPT_GSI) || init->create_flags)
 		return -EOPNOTSUPP;
+	/* A kernel SRQ serves kernel QPs, a process's its own QPs. */
+	if (init->srq && to_ssrq(init->srq)->kernel != !udata)
+		return -EINVAL;
 	/* The GSI QP is ib_mad's, of the one port. */
 	if (init->qp_type == IB_QPT_GSI && (udata || init->port_num != 1))
 		return -EINVAL;
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
-	return sroce_qp_check_caps(&init->cap);
+	return sroce_qp_check_caps(init);
 }
 
 /* The table's reference is the handle's first. */
@@ -230,6 +240,12 @@ static void sroce_qp_init_state(struct sroce_qp *qp,
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->scq = to_scq(init->send_cq);
 	qp->rcq = to_scq(init->recv_cq);
+	qp->srq = init->srq ? to_ssrq(init->srq) : NULL;
+	/* Its RQ ring stays at one unused slot: the flags word still counts. */
+	if (qp->srq) {
+		init->cap.max_recv_wr = 0;
+		init->cap.max_recv_sge = 0;
+	}
 	qp->attr.path_mtu = IB_MTU_1024;
 	qp->mtu = ib_mtu_enum_to_int(IB_MTU_1024);
 }
@@ -310,6 +326,10 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_qp_alloc_queues(qp, &init->cap);
 	if (err)
 		goto err_free;
+	if (qp->srq) {
+		init->cap.max_recv_wr = 0;
+		init->cap.max_recv_sge = 0;
+	}
 
 	err = sroce_qp_reserve_qpn(qp);
 	if (err)
@@ -457,6 +477,7 @@ static void sroce_qp_reset_locked(struct sroce_qp *qp)
 	qp->comp_retry_pending = false;
 	qp->sqd_notify = false;
 	qp->rwqe_offset = 0;
+	qp->last_wqe_reported = false;
 }
 
 /*
@@ -715,15 +736,16 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	spin_unlock_bh(&qp->lock);
 
 	attr->cap.max_send_wr = qp->sq.depth;
-	attr->cap.max_recv_wr = qp->rq.depth;
+	attr->cap.max_recv_wr = qp->srq ? 0 : qp->rq.depth;
 	attr->cap.max_send_sge = qp->max_send_sge;
-	attr->cap.max_recv_sge = qp->max_recv_sge;
+	attr->cap.max_recv_sge = qp->srq ? 0 : qp->max_recv_sge;
 	attr->cap.max_inline_data = qp->max_inline;
 
 	memset(init, 0, sizeof(*init));
 	init->qp_type = qp->ibqp.qp_type;
 	init->send_cq = qp->ibqp.send_cq;
 	init->recv_cq = qp->ibqp.recv_cq;
+	init->srq = qp->ibqp.srq;
 	init->cap = attr->cap;
 	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	return 0;
@@ -890,6 +912,21 @@ void sroce_qp_sqd_check_locked(struct sroce_qp *qp)
 	sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
 }
 
+/*
+ * A QP with an SRQ in the error state takes no more SRQ WQEs, and the one
+ * it held was flushed just before: tell the owner once per stay in ERR, so
+ * it knows every completion of the QP's SRQ WQEs is in its CQ (6.12's
+ * ib_drain_qp() waits for this event before it polls).
+ */
+static void sroce_qp_srq_last_wqe_locked(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	if (!qp->srq || qp->last_wqe_reported)
+		return;
+	qp->last_wqe_reported = true;
+	sroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+}
+
 /**
  * sroce_qp_error_locked - move a QP to the error state
  * @qp: the QP; qp->lock held
@@ -908,4 +945,5 @@ void sroce_qp_error_locked(struct sroce_qp *qp)
 	sroce_resp_reset_locked(qp);
 	sroce_sq_flush_locked(qp);
 	sroce_rq_flush_locked(qp);
+	sroce_qp_srq_last_wqe_locked(qp);
 }

@@ -28,6 +28,7 @@ struct sroce_dev;
 struct sroce_cq;
 struct sroce_mr;
 struct sroce_ah_handle;
+struct sroce_srq;
 struct sroce_ucontext;
 
 /* Where a send WQE stands. */
@@ -193,6 +194,10 @@ struct sroce_rwqe {
  *	IB_EVENT_SQ_DRAINED it asked for is not delivered yet
  * @uctx, @ud_entry: a UD QP's process and its entry on the process's UD
  *	QP list (sroce_ud.c); @uctx is NULL for other QPs
+ * @srq: the SRQ receive WQEs come from, or NULL (then the RQ); set at
+ *	create, never changed (ib_core keeps the SRQ while the QP lives)
+ * @last_wqe_reported: SRQ QPs: IB_EVENT_QP_LAST_WQE_REACHED went out for
+ *	this stay in the error state; cleared by RESET; @lock
  * @kpost_ahs: kernel UD and GSI QPs: per SQ slot, the AH its posted WQE
  *	sends to, referenced by the post and taken over by the fetch
  *	(sroce_ud.c); exchanged atomically, never under a lock of its own
@@ -270,6 +275,8 @@ struct sroce_qp {
 	struct list_head ud_entry;
 	struct sroce_ah_handle **kpost_ahs;
 	u32 num_mcast;
+	struct sroce_srq *srq;
+	bool last_wqe_reported;
 };
 
 /* READs and ATOMICs: answered by their own responses, limited by ORD. */

@@ -8,8 +8,9 @@
  * multi-packet READ responses are queued as IRD resources and sent by the
  * transmit thread (sroce_resp_send_reads_locked()).
  *
- * Receive WQEs are fetched from the shared ring only when a SEND needs one:
- * read once into qp->rwqe, validated, then used from the copy.
+ * Receive WQEs are fetched from the shared ring - the QP's RQ, or its SRQ
+ * (sroce_srq.c) - only when a SEND needs one: read once into qp->rwqe,
+ * validated, then used from the copy.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,6 +22,7 @@
 #include "sroce_qp.h"
 #include "sroce_seg.h"
 #include "sroce_sge.h"
+#include "sroce_srq.h"
 #include "sroce_stats.h"
 
 enum sroce_resp_result {
@@ -73,31 +75,58 @@ static void sroce_resp_atomic_ack(struct sroce_qp *qp, u32 psn, u64 orig)
 	sroce_resp_send(qp, &h);
 }
 
-/* Copy the next receive WQE out of the ring. */
-int sroce_resp_fetch_rwqe(struct sroce_qp *qp)
+/**
+ * sroce_rwqe_take - copy the next receive WQE out of a ring and consume it
+ * @q: an RQ or an SRQ ring; the caller serialises its consumer side
+ * @max_sge: SGEs a WQE of this ring may carry
+ * @rwqe: the copy, used from here on; the slot is never read again
+ *
+ * The whole entry is copied before the consumer index moves, so a kernel
+ * producer, which reuses a slot as soon as it is consumed, never writes
+ * under the copy.
+ *
+ * Return: 0; -EAGAIN if the ring is empty; -EOVERFLOW for an impossible
+ * producer index; -EINVAL if the entry is invalid (it is consumed, and
+ * @rwqe's wr_id and index are set so that it can complete in error).
+ */
+int sroce_rwqe_take(struct sroce_queue *q, u32 max_sge, struct sroce_rwqe *rwqe)
 {
-	struct sroce_rwqe *rwqe = &qp->rwqe;
+	int avail = sroce_queue_available(q);
 	const struct sroce_recv_wqe *wqe;
-	int avail = sroce_queue_available(&qp->rq);
 	struct sroce_recv_wqe hdr;
 	s64 total;
 
 	if (avail <= 0)
 		return avail ?: -EAGAIN;
-	wqe = sroce_queue_slot(&qp->rq, qp->rq.index);
+	wqe = sroce_queue_slot(q, q->index);
 	memcpy(&hdr, wqe, sizeof(hdr));
 	rwqe->wr_id = hdr.wr_id;
-	rwqe->index = qp->rq.index;
-	sroce_queue_consume(&qp->rq, 1);
+	rwqe->index = q->index;
+	rwqe->num_sge = min(hdr.num_sge, max_sge);
+	memcpy(rwqe->sge, wqe->sge, rwqe->num_sge * sizeof(*rwqe->sge));
+	sroce_queue_consume(q, 1);
 	/* Reserved must be zero (sroce-abi.h). */
-	if (hdr.num_sge > qp->max_recv_sge || hdr.reserved)
+	if (hdr.num_sge > max_sge || hdr.reserved)
 		return -EINVAL;
-	rwqe->num_sge = hdr.num_sge;
-	memcpy(rwqe->sge, wqe->sge, hdr.num_sge * sizeof(*rwqe->sge));
 	total = sroce_sge_total(rwqe->sge, rwqe->num_sge);
 	if (total < 0)
 		return -EINVAL;
 	rwqe->length = total;
+	return 0;
+}
+
+/* The next receive WQE for @qp: from its SRQ if it has one, else its RQ. */
+int sroce_resp_fetch_rwqe(struct sroce_qp *qp)
+{
+	int err;
+
+	lockdep_assert_held(&qp->lock);
+	if (qp->srq)
+		err = sroce_srq_take(qp->srq, &qp->rwqe);
+	else
+		err = sroce_rwqe_take(&qp->rq, qp->max_recv_sge, &qp->rwqe);
+	if (err)
+		return err;
 	qp->rwqe_valid = true;
 	qp->rwqe_offset = 0;
 	return 0;

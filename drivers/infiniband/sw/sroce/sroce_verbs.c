@@ -22,6 +22,7 @@
 #include "sroce_mcast.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
+#include "sroce_srq.h"
 #include "sroce_stats.h"
 
 static void sroce_fill_device_attr(struct sroce_dev *sdev,
@@ -50,7 +51,7 @@ static void sroce_fill_device_attr(struct sroce_dev *sdev,
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_srq = SROCE_MAX_SRQ;
 	attr->max_srq_wr = SROCE_MAX_SRQ_WR;
-	attr->max_srq_sge = SROCE_MAX_SRQ ? SROCE_MAX_SGE : 0;
+	attr->max_srq_sge = SROCE_MAX_SGE;
 	attr->max_ah = SROCE_MAX_AH;
 	attr->max_mcast_grp = SROCE_MAX_MCAST_GRP;
 	attr->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
@@ -145,6 +146,11 @@ const struct ib_device_ops sroce_dev_ops = {
 	.query_qp = sroce_query_qp,
 	.fill_res_qp_entry = sroce_fill_res_qp_entry,
 	.destroy_qp = sroce_destroy_qp,
+	.create_srq = sroce_create_srq,
+	.modify_srq = sroce_modify_srq,
+	.query_srq = sroce_query_srq,
+	.destroy_srq = sroce_destroy_srq,
+	.post_srq_recv = sroce_post_srq_recv,
 	.post_send = sroce_post_send,
 	.post_recv = sroce_post_recv,
 	.create_cq = sroce_create_cq,
@@ -164,4 +170,5 @@ const struct ib_device_ops sroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
 };
