@@ -42,6 +42,7 @@ static void abi_structs_have_fixed_layout(struct unit_case_state *t)
 	EXPECT(t, sizeof(struct sroce_cqe) == 64);
 	EXPECT(t, sizeof(struct sroce_create_cq_resp) == 24);
 	EXPECT(t, sizeof(struct sroce_create_qp_resp) == 56);
+	EXPECT(t, sizeof(struct sroce_create_srq_resp) == 32);
 }
 
 static void cq_resp_accepts_a_consistent_ring(struct unit_case_state *t)
@@ -118,6 +119,45 @@ static void qp_resp_rejects_each_inconsistency(struct unit_case_state *t)
 	EXPECT(t, sroce_check_qp_resp(&r) == SROCE_RINGS_RESERVED_NOT_ZERO);
 }
 
+static struct sroce_create_srq_resp good_srq(void)
+{
+	struct sroce_create_srq_resp r;
+
+	memset(&r, 0, sizeof(r));
+	r.mmap_offset = 8192;
+	r.depth = 16;
+	r.stride = 32;
+	r.mmap_size = 256 + 16 * 32;
+	return r;
+}
+
+static void srq_resp_accepts_a_ring_at_least_as_deep_as_asked(
+	struct unit_case_state *t)
+{
+	struct sroce_create_srq_resp r = good_srq();
+
+	EXPECT(t, sroce_check_srq_resp(&r, 16) == SROCE_RINGS_OK);
+	EXPECT(t, sroce_check_srq_resp(&r, 9) == SROCE_RINGS_OK);
+	EXPECT(t, sroce_check_srq_resp(&r, 17) == SROCE_RINGS_DEPTH_BELOW_REQUEST);
+}
+
+static void srq_resp_rejects_each_inconsistency(struct unit_case_state *t)
+{
+	struct sroce_create_srq_resp r = good_srq();
+
+	r.depth = 12;
+	EXPECT(t, sroce_check_srq_resp(&r, 1) == SROCE_RINGS_BAD_DEPTH);
+	r = good_srq();
+	r.stride = 8;		/* below the 16-byte header */
+	EXPECT(t, sroce_check_srq_resp(&r, 1) == SROCE_RINGS_BAD_STRIDE);
+	r = good_srq();
+	r.mmap_size--;
+	EXPECT(t, sroce_check_srq_resp(&r, 1) == SROCE_RINGS_MAPPING_TOO_SMALL);
+	r = good_srq();
+	r.reserved = 1;
+	EXPECT(t, sroce_check_srq_resp(&r, 1) == SROCE_RINGS_RESERVED_NOT_ZERO);
+}
+
 static void stride_gives_sge_capacity(struct unit_case_state *t)
 {
 	EXPECT(t, sroce_send_stride_max_sge(64) == 0);
@@ -146,6 +186,8 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(cq_resp_size_check_does_not_overflow),
 	UNIT_CASE(qp_resp_accepts_consistent_and_absent_queues),
 	UNIT_CASE(qp_resp_rejects_each_inconsistency),
+	UNIT_CASE(srq_resp_accepts_a_ring_at_least_as_deep_as_asked),
+	UNIT_CASE(srq_resp_rejects_each_inconsistency),
 	UNIT_CASE(stride_gives_sge_capacity),
 	UNIT_CASE(every_rings_verdict_has_a_name),
 };
