@@ -26,6 +26,7 @@
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/module.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
 #include <rdma/ib_cache.h>
@@ -56,18 +57,22 @@ static union ib_gid kv_gid;
 static struct ib_pd *kv_held_pd;
 static int kv_case_nr, kv_failed;
 
-/* One awaited completion. */
+/* One awaited completion; @seq tells the order completions came in. */
 struct kv_wait {
 	struct ib_cqe cqe;
 	struct completion done;
 	struct ib_wc wc;
+	int seq;
 };
+
+static atomic_t kv_wc_seq = ATOMIC_INIT(0);
 
 static void kv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kv_wait *w = container_of(wc->wr_cqe, struct kv_wait, cqe);
 
 	w->wc = *wc;
+	w->seq = atomic_inc_return(&kv_wc_seq);
 	complete(&w->done);
 }
 
@@ -769,7 +774,7 @@ out:
 static int kv_case_bad_wr(void)
 {
 	const struct ib_send_wr *bad = NULL;
-	struct ib_send_wr bad_opcode = { .opcode = IB_WR_LOCAL_INV };
+	struct ib_send_wr bad_opcode = { .opcode = IB_WR_LSO };
 	struct ib_sge sges[8] = {};
 	struct ib_send_wr too_many = { .opcode = IB_WR_SEND, .sg_list = sges,
 				       .num_sge = ARRAY_SIZE(sges) };
@@ -848,6 +853,315 @@ out:
 	kv_pair_destroy(&p);
 	return err;
 }
+
+/* --- fast registration (FRWR), the way nvme-rdma and xprtrdma use it ------ */
+
+#define KV_FR_BYTES	(3 * PAGE_SIZE)	/* the registered buffer */
+#define KV_FR_OFF	100		/* where it starts in its first page */
+#define KV_FR_PAGES	4		/* 4 KiB pages it spans */
+#define KV_FR_ALL	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			 IB_ACCESS_REMOTE_READ)
+
+/*
+ * A pair whose QP b fast-registers @mr over @mem (kernel pages, mapped
+ * through a scatterlist as a ULP maps a request's pages); QP a reaches it
+ * through the key from @src / @dst, ordinary buffers under the DMA lkey.
+ */
+struct kv_fr {
+	struct kv_pair p;
+	struct ib_mr *mr;
+	struct page *pages;
+	u8 *mem;
+	struct scatterlist sg;
+	bool sg_mapped;
+	u8 *src, *dst;
+	u64 src_dma, dst_dma;
+};
+
+static void kv_fr_destroy(struct kv_fr *f)
+{
+	if (f->p.a && !IS_ERR(f->p.a))
+		ib_destroy_qp(f->p.a);
+	if (f->p.b && !IS_ERR(f->p.b))
+		ib_destroy_qp(f->p.b);
+	f->p.a = f->p.b = NULL;
+	if (f->mr && !IS_ERR(f->mr))
+		ib_dereg_mr(f->mr);
+	if (f->sg_mapped)
+		ib_dma_unmap_sg(kv_dev, &f->sg, 1, DMA_BIDIRECTIONAL);
+	if (f->src_dma)
+		ib_dma_unmap_single(kv_dev, f->src_dma, KV_FR_BYTES,
+				    DMA_BIDIRECTIONAL);
+	if (f->dst_dma)
+		ib_dma_unmap_single(kv_dev, f->dst_dma, KV_FR_BYTES,
+				    DMA_BIDIRECTIONAL);
+	kv_pair_destroy(&f->p);
+	if (f->pages)
+		__free_pages(f->pages, 2);
+	kfree(f->src);
+	kfree(f->dst);
+	memset(f, 0, sizeof(*f));
+}
+
+static int kv_fr_create(struct kv_fr *f)
+{
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	err = kv_pair_create(&f->p, IB_POLL_DIRECT, true);
+	if (err)
+		return err;
+	f->mr = ib_alloc_mr(f->p.pd, IB_MR_TYPE_MEM_REG, KV_FR_PAGES);
+	if (IS_ERR(f->mr)) {
+		pr_err("# ib_alloc_mr: %ld\n", PTR_ERR(f->mr));
+		return PTR_ERR(f->mr);
+	}
+	f->pages = alloc_pages(GFP_KERNEL | __GFP_ZERO, 2);
+	f->src = kzalloc(KV_FR_BYTES, GFP_KERNEL);
+	f->dst = kzalloc(KV_FR_BYTES, GFP_KERNEL);
+	if (!f->pages || !f->src || !f->dst)
+		return -ENOMEM;
+	f->mem = page_address(f->pages) + KV_FR_OFF;
+	sg_init_one(&f->sg, f->mem, KV_FR_BYTES);
+	KV_CHECK(ib_dma_map_sg(kv_dev, &f->sg, 1, DMA_BIDIRECTIONAL) == 1);
+	f->sg_mapped = true;
+	KV_CHECK(ib_map_mr_sg(f->mr, &f->sg, 1, NULL, SZ_4K) == 1);
+	KV_CHECK(f->mr->length == KV_FR_BYTES);
+	f->src_dma = ib_dma_map_single(kv_dev, f->src, KV_FR_BYTES,
+				       DMA_BIDIRECTIONAL);
+	f->dst_dma = ib_dma_map_single(kv_dev, f->dst, KV_FR_BYTES,
+				       DMA_BIDIRECTIONAL);
+	return 0;
+}
+
+/* The REG_MR a ULP posts: a new key byte, then the WR (@next chained). */
+static void kv_fr_reg_wr(struct kv_fr *f, struct ib_reg_wr *wr,
+			 struct kv_wait *w, int access)
+{
+	ib_update_fast_reg_key(f->mr, ib_inc_rkey(f->mr->rkey));
+	memset(wr, 0, sizeof(*wr));
+	kv_wait_init(w);
+	wr->wr.opcode = IB_WR_REG_MR;
+	wr->wr.wr_cqe = &w->cqe;
+	wr->wr.send_flags = IB_SEND_SIGNALED;
+	wr->mr = f->mr;
+	wr->key = f->mr->rkey;
+	wr->access = access;
+}
+
+static int kv_fr_reg(struct kv_fr *f, int access)
+{
+	struct ib_reg_wr wr;
+	struct kv_wait w;
+
+	kv_fr_reg_wr(f, &wr, &w, access);
+	KV_CHECK(!ib_post_send(f->p.b, &wr.wr, NULL));
+	KV_CHECK(!kv_wait_for(f->p.cq, &w));
+	KV_CHECK_WC(&w, IB_WC_SUCCESS);
+	KV_CHECK(w.wc.opcode == IB_WC_REG_MR);
+	return 0;
+}
+
+/* A's WRITE or READ of @len bytes at @off into the MR, with @rkey. */
+static int kv_fr_rdma(struct kv_fr *f, enum ib_wr_opcode opcode, u32 off,
+		      u32 len, u32 rkey, enum ib_wc_status want)
+{
+	struct ib_sge sge = { .addr = f->src_dma, .length = len,
+			      .lkey = f->p.pd->local_dma_lkey };
+	struct kv_wait w;
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_cqe = &w.cqe, .sg_list = &sge, .num_sge = 1,
+			.opcode = opcode, .send_flags = IB_SEND_SIGNALED },
+		.remote_addr = f->mr->iova + off,
+		.rkey = rkey,
+	};
+
+	kv_wait_init(&w);
+	KV_CHECK(!ib_post_send(f->p.a, &wr.wr, NULL));
+	KV_CHECK(!kv_wait_for(f->p.cq, &w));
+	KV_CHECK_WC(&w, want);
+	return 0;
+}
+
+static int kv_fr_local_inv(struct kv_fr *f, u32 key)
+{
+	struct kv_wait w;
+	struct ib_send_wr wr = { .opcode = IB_WR_LOCAL_INV, .wr_cqe = &w.cqe,
+				 .send_flags = IB_SEND_SIGNALED,
+				 .ex.invalidate_rkey = key };
+
+	kv_wait_init(&w);
+	KV_CHECK(!ib_post_send(f->p.b, &wr, NULL));
+	KV_CHECK(!kv_wait_for(f->p.cq, &w));
+	KV_CHECK_WC(&w, IB_WC_SUCCESS);
+	KV_CHECK(w.wc.opcode == IB_WC_LOCAL_INV);
+	return 0;
+}
+
+/* A WRITE with @rkey is refused, and the MR's first bytes stay zero. */
+static int kv_fr_write_refused(struct kv_fr *f, u32 rkey)
+{
+	memset(f->mem, 0, 64);
+	kv_fill(f->src, 64, 5);
+	KV_CHECK(!kv_fr_rdma(f, IB_WR_RDMA_WRITE, 0, 64, rkey,
+			     IB_WC_REM_ACCESS_ERR));
+	KV_CHECK(!memchr_inv(f->mem, 0, 64));
+	return 0;
+}
+
+static int kv_run_fr(int (*body)(struct kv_fr *f))
+{
+	struct kv_fr f;
+	int err;
+
+	err = kv_fr_create(&f) ?: body(&f);
+	kv_fr_destroy(&f);
+	return err;
+}
+
+/*
+ * WRITE then READ through the key, crossing all four pages of the MR,
+ * byte-exact, with nothing written outside the range.
+ */
+static int kv_fr_write_read(struct kv_fr *f)
+{
+	const u32 off = 50, len = KV_FR_BYTES - 100;
+
+	KV_CHECK(!kv_fr_reg(f, KV_FR_ALL));
+	kv_fill(f->src, len, 11);
+	KV_CHECK(!kv_fr_rdma(f, IB_WR_RDMA_WRITE, off, len, f->mr->rkey,
+			     IB_WC_SUCCESS));
+	KV_CHECK(!memcmp(f->mem + off, f->src, len));
+	KV_CHECK(!f->mem[off - 1] && !f->mem[off + len]);
+	kv_fill(f->mem, KV_FR_BYTES, 29);
+	memset(f->src, 0, KV_FR_BYTES);
+	KV_CHECK(!kv_fr_rdma(f, IB_WR_RDMA_READ, off, len, f->mr->rkey,
+			     IB_WC_SUCCESS));
+	KV_CHECK(!memcmp(f->src, f->mem + off, len));
+	KV_CHECK(!f->src[len]);
+	return 0;
+}
+
+static int kv_case_fr_write_read(void) { return kv_run_fr(kv_fr_write_read); }
+
+/* After LOCAL_INV the key is dead: the peer gets a remote access error. */
+static int kv_fr_local_inv_kills_key(struct kv_fr *f)
+{
+	KV_CHECK(!kv_fr_reg(f, KV_FR_ALL));
+	KV_CHECK(!kv_fr_rdma(f, IB_WR_RDMA_WRITE, 0, 64, f->mr->rkey,
+			     IB_WC_SUCCESS));
+	KV_CHECK(!kv_fr_local_inv(f, f->mr->rkey));
+	return kv_fr_write_refused(f, f->mr->rkey);
+}
+
+static int kv_case_fr_local_inv(void)
+{
+	return kv_run_fr(kv_fr_local_inv_kills_key);
+}
+
+/*
+ * The key from before ib_update_fast_reg_key(): the MR's index with another
+ * key byte, stale once the REG_MR made the new one valid.
+ */
+static int kv_fr_bad_key_byte(struct kv_fr *f)
+{
+	u32 stale = f->mr->rkey;
+
+	KV_CHECK(!kv_fr_reg(f, KV_FR_ALL));
+	return kv_fr_write_refused(f, stale);
+}
+
+static int kv_case_fr_bad_key_byte(void) { return kv_run_fr(kv_fr_bad_key_byte); }
+
+/* Rights the REG_MR did not grant: a remote WRITE to a read-only key. */
+static int kv_fr_access_not_granted(struct kv_fr *f)
+{
+	KV_CHECK(!kv_fr_reg(f, IB_ACCESS_REMOTE_READ));
+	KV_CHECK(!kv_fr_rdma(f, IB_WR_RDMA_READ, 0, 64, f->mr->rkey,
+			     IB_WC_SUCCESS));
+	return kv_fr_write_refused(f, f->mr->rkey);
+}
+
+static int kv_case_fr_access_not_granted(void)
+{
+	return kv_run_fr(kv_fr_access_not_granted);
+}
+
+/*
+ * SEND with invalidate (three packets): the receiver learns which key
+ * died, and the key is refused from then on.
+ */
+static int kv_fr_send_with_inv(struct kv_fr *f)
+{
+	struct ib_sge sge = { .addr = f->src_dma, .length = KV_MSG,
+			      .lkey = f->p.pd->local_dma_lkey };
+	struct kv_wait sw, rw;
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND_WITH_INV,
+				 .wr_cqe = &sw.cqe, .sg_list = &sge,
+				 .num_sge = 1, .send_flags = IB_SEND_SIGNALED };
+
+	KV_CHECK(!kv_fr_reg(f, KV_FR_ALL));
+	KV_CHECK(!kv_fr_rdma(f, IB_WR_RDMA_WRITE, 0, 64, f->mr->rkey,
+			     IB_WC_SUCCESS));
+	kv_fill(f->src, KV_MSG, 17);
+	wr.ex.invalidate_rkey = f->mr->rkey;
+	KV_CHECK(!kv_post_recv(f->p.b, &rw, f->dst_dma, KV_FR_BYTES));
+	kv_wait_init(&sw);
+	KV_CHECK(!ib_post_send(f->p.a, &wr, NULL));
+	KV_CHECK(!kv_wait_for(f->p.cq, &sw));
+	KV_CHECK(!kv_wait_for(f->p.cq, &rw));
+	KV_CHECK_WC(&sw, IB_WC_SUCCESS);
+	KV_CHECK_WC(&rw, IB_WC_SUCCESS);
+	KV_CHECK(sw.wc.opcode == IB_WC_SEND);
+	KV_CHECK(rw.wc.opcode == IB_WC_RECV && rw.wc.byte_len == KV_MSG);
+	KV_CHECK(rw.wc.wc_flags & IB_WC_WITH_INVALIDATE);
+	KV_CHECK(rw.wc.ex.invalidate_rkey == f->mr->rkey);
+	KV_CHECK(!memcmp(f->dst, f->src, KV_MSG));
+	return kv_fr_write_refused(f, f->mr->rkey);
+}
+
+static int kv_case_fr_send_with_inv(void) { return kv_run_fr(kv_fr_send_with_inv); }
+
+/*
+ * REG_MR chained before the SEND that advertises the key, as a ULP posts
+ * them: the REG_MR completes first, and the peer can use the key the
+ * moment the SEND arrives.
+ */
+static int kv_fr_reg_then_send(struct kv_fr *f)
+{
+	struct ib_sge sge = { .addr = f->dst_dma, .length = sizeof(u32),
+			      .lkey = f->p.pd->local_dma_lkey };
+	struct kv_wait regw, sw, rw;
+	struct ib_send_wr send = { .opcode = IB_WR_SEND, .wr_cqe = &sw.cqe,
+				   .sg_list = &sge, .num_sge = 1,
+				   .send_flags = IB_SEND_SIGNALED };
+	struct ib_reg_wr reg;
+	u32 key;
+
+	KV_CHECK(!kv_post_recv(f->p.a, &rw, f->src_dma + KV_FR_BYTES / 2,
+			       sizeof(u32)));
+	kv_fr_reg_wr(f, &reg, &regw, KV_FR_ALL);
+	reg.wr.next = &send;
+	memcpy(f->dst, &f->mr->rkey, sizeof(u32));
+	kv_wait_init(&sw);
+	KV_CHECK(!ib_post_send(f->p.b, &reg.wr, NULL));
+	KV_CHECK(!kv_wait_for(f->p.cq, &rw));
+	KV_CHECK_WC(&rw, IB_WC_SUCCESS);
+	memcpy(&key, f->src + KV_FR_BYTES / 2, sizeof(key));
+	KV_CHECK(key == f->mr->rkey);
+	kv_fill(f->src, 256, 3);
+	KV_CHECK(!kv_fr_rdma(f, IB_WR_RDMA_WRITE, 0, 256, key, IB_WC_SUCCESS));
+	KV_CHECK(!memcmp(f->mem, f->src, 256));
+	KV_CHECK(!kv_wait_for(f->p.cq, &regw));
+	KV_CHECK(!kv_wait_for(f->p.cq, &sw));
+	KV_CHECK_WC(&regw, IB_WC_SUCCESS);
+	KV_CHECK_WC(&sw, IB_WC_SUCCESS);
+	KV_CHECK(regw.wc.opcode == IB_WC_REG_MR && sw.wc.opcode == IB_WC_SEND);
+	KV_CHECK(regw.seq < sw.seq);
+	return 0;
+}
+
+static int kv_case_fr_reg_then_send(void) { return kv_run_fr(kv_fr_reg_then_send); }
 
 /* --- UD: two QPs and an AH to the device's own GID -------------------------- */
 
@@ -1322,6 +1636,12 @@ static const struct {
 	KV_CASE(kv_case_ud_ah_destroyed_in_flight),
 	KV_CASE(kv_case_ud_write_refused),
 	KV_CASE(kv_case_srq_send_recv),
+	KV_CASE(kv_case_fr_write_read),
+	KV_CASE(kv_case_fr_local_inv),
+	KV_CASE(kv_case_fr_bad_key_byte),
+	KV_CASE(kv_case_fr_access_not_granted),
+	KV_CASE(kv_case_fr_send_with_inv),
+	KV_CASE(kv_case_fr_reg_then_send),
 };
 
 /* Is @name in the comma-separated skip list? */

@@ -427,7 +427,8 @@ CASES = [Case(*row) for row in [
     ("reserved RC opcode 0x1f", "9.7.4.1.3, 9.9.3.1.3",
      lambda x: [x.pkt(RC_RESERVED, payload_of(16))], ("nak", NAK_INVALID),
      ["sent_nak_inv_req"], False, 0),
-    ("SEND ONLY with invalidate (unsupported)", "9.7.5.2.2, 9.9.3.1.3",
+    # The target's MR is a user MR, which nothing may invalidate.
+    ("SEND ONLY with invalidate of a key that is no fast-reg MR", "9.9.3.1.3",
      lambda x: [x.pkt(SEND_ONLY_INV, payload_of(16), ext=struct.pack(">I", x.rkey))],
      ("nak", NAK_INVALID), ["sent_nak_inv_req"], False, 0),
     ("misaligned ATOMIC", "9.7.4.1.5, 9.9.3.1.3",

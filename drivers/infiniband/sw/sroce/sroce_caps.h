@@ -48,6 +48,12 @@
 /* Largest message: the 31-bit limit of the IB length fields. */
 #define SROCE_MAX_MSG_SIZE		(1U << 31)
 
+/*
+ * Pages one fast-reg MR maps (max_fast_reg_page_list_len): 2 MiB in 4 KiB
+ * pages, more than nvme-rdma (its max_segments) and xprtrdma ask for.
+ */
+#define SROCE_MAX_FAST_REG_PAGES	512
+
 /* Port. RoCE has a single default P_Key; the GID table is ib_core's. */
 #define SROCE_PORT_NUM			1
 #define SROCE_PKEY_TABLE_LEN		1

@@ -49,7 +49,18 @@ static const u8 sroce_wc_opcode_of[] = {
 	[SROCE_WR_RDMA_READ] = IB_WC_RDMA_READ,
 	[SROCE_WR_ATOMIC_CMP_AND_SWP] = IB_WC_COMP_SWAP,
 	[SROCE_WR_ATOMIC_FETCH_AND_ADD] = IB_WC_FETCH_ADD,
+	[SROCE_WR_LOCAL_INV] = IB_WC_LOCAL_INV,
+	[SROCE_WR_SEND_WITH_INV] = IB_WC_SEND,
 };
+
+/* REG_MR is a kernel-only opcode past the table; its value is ib_core's. */
+static u32 sroce_wc_opcode(u32 opcode)
+{
+	if (opcode == SROCE_WR_KERNEL_REG_MR)
+		return IB_WC_REG_MR;
+	return opcode < ARRAY_SIZE(sroce_wc_opcode_of) ?
+	       sroce_wc_opcode_of[opcode] : 0;
+}
 
 /* The oldest WQE not yet completed, if one was fetched. */
 static struct sroce_swqe *sroce_comp_oldest(struct sroce_qp *qp)
@@ -83,8 +94,7 @@ void sroce_complete_swqe_locked(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	if (swqe->status == IB_WC_SUCCESS && !qp->sq_sig_all &&
 	    !(swqe->send_flags & SROCE_SEND_SIGNALED))
 		return;
-	if (swqe->opcode < ARRAY_SIZE(sroce_wc_opcode_of))
-		cqe.opcode = sroce_wc_opcode_of[swqe->opcode];
+	cqe.opcode = sroce_wc_opcode(swqe->opcode);
 	sroce_cq_post(qp->scq, &qp->ibqp, &cqe, false);
 }
 
@@ -195,8 +205,12 @@ static struct sroce_swqe *sroce_comp_swqe_of(struct sroce_qp *qp, u32 psn)
 	for (i = qp->comp_index; i != qp->sq.index; i++) {
 		struct sroce_swqe *swqe = &qp->swqes[i & (qp->sq.depth - 1)];
 
-		if (!swqe->psns_set)
+		if (!swqe->psns_set) {
+			/* Done without a packet (a local operation): look on. */
+			if (swqe->state == SROCE_SWQE_DONE)
+				continue;
 			break;
+		}
 		if (!sroce_psn_before(psn, swqe->first_psn) &&
 		    !sroce_psn_after(psn, swqe->last_psn))
 			return swqe;

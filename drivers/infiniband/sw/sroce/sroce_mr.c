@@ -15,6 +15,13 @@
  * mistake elsewhere can turn a user WQE or a user QP's peer into a kernel
  * memory access.
  *
+ * Fast-reg MRs (alloc_mr, for kernel ULPs) are kernel memory too, mapped by
+ * map_mr_sg into a list of page-sized chunks of kernel virtual addresses,
+ * and reachable only while a REG_MR work request made them VALID, under
+ * the key it named (sroce_mr_fast_reg); LOCAL_INV and a received SEND with
+ * invalidate make them FREE again (sroce_mr_invalidate), after which every
+ * lookup of the key fails at once.
+ *
  * Lifetime. The device's table holds one reference; every data-path lookup
  * (sroce_mr_get) takes another for as long as it touches the pages, which
  * must be short: never across a sleep or a wait for the network.
@@ -66,7 +73,7 @@ void sroce_mr_table_destroy(struct sroce_dev *sdev)
  * Relaxed ordering is a hint a device may ignore (IB_ACCESS_OPTIONAL); any
  * other bit we cannot honour is refused rather than silently dropped.
  */
-static int sroce_mr_check_access(int access)
+int sroce_mr_check_access(int access)
 {
 	access &= ~IB_ACCESS_OPTIONAL;
 	if (access & ~SROCE_MR_ACCESS_SUPPORTED)
@@ -143,6 +150,7 @@ static int sroce_mr_publish(struct sroce_mr_table *table, struct sroce_mr *mr)
 	key = sroce_key_make(index, get_random_u8());
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
+	mr->key = key;
 
 	err = xa_err(xa_store(&table->xa, index, mr, GFP_KERNEL));
 	if (err)
@@ -248,6 +256,196 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
+/**
+ * sroce_alloc_mr - ib_device_ops.alloc_mr: a fast-reg MR, FREE
+ * @ibpd: a kernel protection domain
+ * @type: IB_MR_TYPE_MEM_REG only
+ * @max_num_sg: pages map_mr_sg may map, at most SROCE_MAX_FAST_REG_PAGES
+ *
+ * Process context. Return: the MR, or ERR_PTR(-EINVAL) for a user PD or
+ * too many pages, -EOPNOTSUPP for another type, -ENOMEM.
+ */
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg)
+{
+	struct sroce_mr *mr;
+	int err = -ENOMEM;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (ibpd->uobject || !max_num_sg ||
+	    max_num_sg > SROCE_MAX_FAST_REG_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->fr.pages = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	mr->fr_next.pages = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	if (!mr->fr.pages || !mr->fr_next.pages)
+		goto err_free;
+	sroce_mr_init_fields(mr, ibpd, 0, 0, 0);
+	mr->fast_reg = true;
+	mr->fr_max_pages = max_num_sg;
+	mr->fr_state = SROCE_FR_FREE;
+	spin_lock_init(&mr->fr_lock);
+	err = sroce_mr_publish(&pd_to_sdev(ibpd)->mr_table, mr);
+	if (err)
+		goto err_free;
+	return &mr->ibmr;
+
+err_free:
+	kfree(mr->fr.pages);
+	kfree(mr->fr_next.pages);
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+/* ib_sg_to_pages() callback: one more chunk for the next REG_MR. */
+static int sroce_mr_fr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+	struct sroce_fr_map *next = &mr->fr_next;
+
+	if (next->npages == mr->fr_max_pages)
+		return -ENOMEM;
+	next->pages[next->npages++] = addr;
+	return 0;
+}
+
+/**
+ * sroce_map_mr_sg - ib_device_ops.map_mr_sg
+ * @ibmr: a fast-reg MR
+ * @sg: DMA-mapped scatterlist: on sroce, kernel virtual addresses
+ * @sg_nents: entries in @sg
+ * @sg_offset: offset into the first entry, or NULL
+ *
+ * Builds the page list the next REG_MR of @ibmr takes (in @fr_next, which
+ * no lookup reads: the MR may still be VALID with its previous list).
+ * ib_core set ibmr->page_size; ib_sg_to_pages() sets iova and length.
+ * Any context. Return: the number of entries mapped, or -EINVAL for a page
+ * size under 4 KiB.
+ */
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+	struct sroce_fr_map *next = &mr->fr_next;
+	int n;
+
+	if (!mr->fast_reg || ibmr->page_size < SZ_4K ||
+	    !is_power_of_2(ibmr->page_size))
+		return -EINVAL;
+	next->npages = 0;
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_mr_fr_set_page);
+	next->page_shift = ilog2(ibmr->page_size);
+	/* iova is the first byte's (virtual) DMA address until the ULP moves it. */
+	next->offset = ibmr->iova & (ibmr->page_size - 1);
+	return n;
+}
+
+/* Does [@offset, @offset + @length) fit the chunks of @map? */
+static bool sroce_fr_map_covers(const struct sroce_fr_map *map, u64 length)
+{
+	u64 bytes = (u64)map->npages << map->page_shift;
+
+	return map->npages && length <= bytes - map->offset;
+}
+
+/*
+ * REG_MR's checks beyond the state: the PD, the index, the access, the
+ * range. An atomic target must be 8-aligned in memory as it is in iova.
+ */
+static int sroce_mr_fast_reg_check(struct sroce_mr *mr, struct ib_pd *pd,
+				   u32 key, int access, u64 iova, u64 length)
+{
+	u64 end;
+
+	if (!mr->fast_reg || mr->pd != pd)
+		return -EACCES;
+	if (sroce_key_index(key) != sroce_key_index(mr->key) ||
+	    sroce_mr_check_access(access) ||
+	    check_add_overflow(iova, length, &end) ||
+	    !sroce_fr_map_covers(&mr->fr_next, length))
+		return -EINVAL;
+	if ((access & IB_ACCESS_REMOTE_ATOMIC) &&
+	    ((iova ^ mr->fr_next.offset) & (sizeof(u64) - 1)))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The translation of a FREE MR is rewritten only when no lookup from
+ * before its invalidation can still be using it: those hold references.
+ * @mr->refs counts the table's, the caller's and any such lookup's.
+ */
+#define SROCE_FR_REFS_IDLE	2
+
+int sroce_mr_fast_reg(struct sroce_mr *mr, struct ib_pd *pd, u32 key,
+		      int access, u64 iova, u64 length)
+{
+	unsigned long flags;
+	int err;
+
+	err = sroce_mr_fast_reg_check(mr, pd, key, access, iova, length);
+	if (err)
+		return err;
+	spin_lock_irqsave(&mr->fr_lock, flags);
+	if (mr->fr_state != SROCE_FR_FREE) {
+		err = -EINVAL;
+		goto out;
+	}
+	WRITE_ONCE(mr->fr_state, SROCE_FR_BUSY);
+	/* State before references: pairs with sroce_mr_key_usable(). */
+	smp_mb();
+	if (refcount_read(&mr->refs) > SROCE_FR_REFS_IDLE) {
+		WRITE_ONCE(mr->fr_state, SROCE_FR_FREE);
+		err = -EAGAIN;
+		goto out;
+	}
+	memcpy(mr->fr.pages, mr->fr_next.pages,
+	       mr->fr_next.npages * sizeof(u64));
+	mr->fr.npages = mr->fr_next.npages;
+	mr->fr.page_shift = mr->fr_next.page_shift;
+	mr->fr.offset = mr->fr_next.offset;
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access & SROCE_MR_ACCESS_SUPPORTED;
+	WRITE_ONCE(mr->key, key);
+	/* Release: all of the above before a lookup can see VALID. */
+	smp_store_release(&mr->fr_state, SROCE_FR_VALID);
+out:
+	spin_unlock_irqrestore(&mr->fr_lock, flags);
+	return err;
+}
+
+int sroce_mr_invalidate(struct sroce_mr *mr, struct ib_pd *pd, u32 key)
+{
+	unsigned long flags;
+	int err = 0;
+
+	if (!mr->fast_reg || mr->pd != pd)
+		return -EACCES;
+	spin_lock_irqsave(&mr->fr_lock, flags);
+	if (mr->fr_state != SROCE_FR_VALID || mr->key != key)
+		err = -EINVAL;
+	else
+		WRITE_ONCE(mr->fr_state, SROCE_FR_FREE);
+	spin_unlock_irqrestore(&mr->fr_lock, flags);
+	return err;
+}
+
+int sroce_mr_invalidate_key(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
+{
+	struct sroce_mr *mr = sroce_mr_get_fast_reg(sdev, key);
+	int err;
+
+	if (!mr)
+		return -EINVAL;
+	err = sroce_mr_invalidate(mr, pd, key);
+	sroce_mr_put(mr);
+	return err;
+}
+
 /*
  * Make @mr unreachable and wait until the data path is done with it: after
  * this, nothing reads its fields until it is published again. The slot
@@ -257,7 +455,7 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
  */
 static void sroce_mr_hide(struct sroce_mr *mr)
 {
-	xa_store(&mr->sdev->mr_table.xa, sroce_key_index(mr->ibmr.lkey), NULL,
+	xa_store(&mr->sdev->mr_table.xa, sroce_key_index(mr->key), NULL,
 		 GFP_KERNEL);
 	/* The table's reference; the last put completes @released. */
 	sroce_mr_put(mr);
@@ -277,10 +475,12 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct sroce_mr *mr = to_smr(ibmr);
 
 	sroce_mr_hide(mr);
-	xa_erase(&mr->sdev->mr_table.xa, sroce_key_index(mr->ibmr.lkey));
+	xa_erase(&mr->sdev->mr_table.xa, sroce_key_index(mr->key));
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kvfree(mr->pages);
+	kfree(mr->fr.pages);
+	kfree(mr->fr_next.pages);
 	kfree_rcu(mr, rcu);
 	return 0;
 }
@@ -404,10 +604,11 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	synchronize_rcu();
 	if (pin.umem)
 		sroce_mr_swap_pin(mr, &pin);
-	key = sroce_mr_next_key(table, mr->ibmr.lkey);
+	key = sroce_mr_next_key(table, mr->key);
 	sroce_mr_init_fields(mr, ibpd, iova, length, access);
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
+	mr->key = key;
 	/* Replaces the reservation: allocates nothing. Release: publishes. */
 	xa_store(&table->xa, sroce_key_index(key), mr, GFP_KERNEL);
 
@@ -418,7 +619,8 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	return NULL;
 }
 
-struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
+/* The MR in @key's slot, referenced, whatever its key byte or state. */
+static struct sroce_mr *sroce_mr_get_slot(struct sroce_dev *sdev, u32 key)
 {
 	struct sroce_mr *mr;
 
@@ -427,13 +629,47 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
 	if (mr && !refcount_inc_not_zero(&mr->refs))
 		mr = NULL;
 	rcu_read_unlock();
+	return mr;
+}
+
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
+{
+	struct sroce_mr *mr = sroce_mr_get_slot(sdev, key);
 
 	/* Same slot, older or newer generation: not the MR the key named. */
-	if (mr && mr->ibmr.lkey != key) {
+	if (mr && !sroce_mr_key_usable(mr, key)) {
 		sroce_mr_put(mr);
 		mr = NULL;
 	}
 	return mr;
+}
+
+struct sroce_mr *sroce_mr_get_fast_reg(struct sroce_dev *sdev, u32 key)
+{
+	struct sroce_mr *mr = sroce_mr_get_slot(sdev, key);
+
+	if (mr && !mr->fast_reg) {
+		sroce_mr_put(mr);
+		mr = NULL;
+	}
+	return mr;
+}
+
+bool sroce_mr_key_usable(struct sroce_mr *mr, u32 key)
+{
+	if (!mr->fast_reg)
+		return mr->key == key;
+	/*
+	 * Our reference before the state: pairs with the full barrier in
+	 * sroce_mr_fast_reg() between leaving FREE and counting references,
+	 * so either it sees this lookup and waits, or this lookup sees that
+	 * the MR is not VALID (yet).
+	 */
+	smp_mb();
+	/* Acquire: the key and translation the REG_MR published with it. */
+	if (smp_load_acquire(&mr->fr_state) != SROCE_FR_VALID)
+		return false;
+	return READ_ONCE(mr->key) == key;
 }
 
 void sroce_mr_put(struct sroce_mr *mr)
@@ -450,7 +686,7 @@ int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 va, u64 len,
 	if (mr->pd != pd || (mr->access & access) != access)
 		return -EACCES;
 	/* Defence in depth: a kernel MR never serves a process. */
-	if (mr->dma && pd->uobject)
+	if ((mr->dma || mr->fast_reg) && pd->uobject)
 		return -EACCES;
 	/* Compare offsets, never end addresses: va + len may wrap. */
 	if (va < mr->iova)
@@ -490,6 +726,37 @@ static void sroce_mr_unmap(struct page *page, void *addr, bool written)
 /* Copies one piece of a range; @addr is mapped MR memory. */
 typedef int (*sroce_mr_piece_fn)(void *addr, u32 len, void *arg);
 
+/*
+ * Kernel address of byte @va of a VALID fast-reg MR; *@len shrinks to
+ * what of it lies in the same chunk of the page list.
+ */
+static void *sroce_mr_fr_addr(struct sroce_mr *mr, u64 va, u32 *len)
+{
+	const struct sroce_fr_map *map = &mr->fr;
+	u64 off = va - mr->iova + map->offset;
+	u64 in_page = off & ((1ULL << map->page_shift) - 1);
+
+	*len = min_t(u64, *len, (1ULL << map->page_shift) - in_page);
+	return (void *)(uintptr_t)(map->pages[off >> map->page_shift] + in_page);
+}
+
+/* Kernel memory is mapped already: no kmap, no cache flush. */
+static int sroce_mr_walk_fr(struct sroce_mr *mr, u64 va, u32 len,
+			    sroce_mr_piece_fn fn, void *arg)
+{
+	while (len) {
+		u32 piece = len;
+		void *addr = sroce_mr_fr_addr(mr, va, &piece);
+		int err = fn(addr, piece, arg);
+
+		if (err)
+			return err;
+		va += piece;
+		len -= piece;
+	}
+	return 0;
+}
+
 /* Walk [@va, @va + @len) of @mr page by page, calling @fn on each piece. */
 static int sroce_mr_walk(struct sroce_mr *mr, u64 va, u32 len, bool written,
 			 sroce_mr_piece_fn fn, void *arg)
@@ -499,6 +766,8 @@ static int sroce_mr_walk(struct sroce_mr *mr, u64 va, u32 len, bool written,
 	/* Kernel memory is mapped already, and contiguous. */
 	if (mr->dma)
 		return len ? fn((void *)(uintptr_t)va, len, arg) : 0;
+	if (mr->fast_reg)
+		return sroce_mr_walk_fr(mr, va, len, fn, arg);
 	while (len) {
 		struct page *page;
 		u32 piece = len;
@@ -585,6 +854,12 @@ u64 sroce_mr_atomic(struct sroce_mr *mr, u64 va, bool cmp_swap, u64 compare_add,
 	if (mr->dma) {
 		page = NULL;
 		p = (u64 *)(uintptr_t)va;
+	} else if (mr->fast_reg) {
+		page = NULL;
+		p = sroce_mr_fr_addr(mr, va, &len);
+		/* sroce_mr_fast_reg() refused atomics where this could fail. */
+		if (WARN_ON_ONCE(!IS_ALIGNED((uintptr_t)p, sizeof(u64))))
+			return 0;
 	} else {
 		p = sroce_mr_map(mr, sroce_mr_offset(mr, va), &len, &page);
 	}

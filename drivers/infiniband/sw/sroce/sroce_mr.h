@@ -51,6 +51,33 @@ static inline u32 sroce_key_index(u32 key)
 	return key >> SROCE_KEY_GEN_BITS;
 }
 
+/*
+ * Fast registration (alloc_mr + map_mr_sg + IB_WR_REG_MR), kernel PDs only.
+ * A fast-reg MR is FREE (no key reaches it) or VALID (its current key,
+ * with the access and range of the REG_MR that made it valid). BUSY is
+ * only seen while a REG_MR changes the translation.
+ */
+enum sroce_fr_state {
+	SROCE_FR_FREE,
+	SROCE_FR_BUSY,
+	SROCE_FR_VALID,
+};
+
+/**
+ * struct sroce_fr_map - a fast-reg MR's page list (ib_sg_to_pages)
+ * @pages: kernel virtual address of each chunk of 1 << @page_shift bytes
+ *	(sroce is a virtual-DMA device: DMA addresses are virtual addresses)
+ * @npages: entries in @pages
+ * @page_shift: log2 of the page size, at least 12
+ * @offset: offset of the first mapped byte in @pages[0]
+ */
+struct sroce_fr_map {
+	u64 *pages;
+	u32 npages;
+	u32 page_shift;
+	u32 offset;
+};
+
 /**
  * struct sroce_mr - a registered memory region
  * @ibmr: ib_core's part; lkey/rkey set at registration
@@ -60,6 +87,11 @@ static inline u32 sroce_key_index(u32 key)
  * @dma: a kernel DMA MR (get_dma_mr): addresses are kernel virtual
  *	addresses (sroce is a virtual-DMA device), the range is all of them,
  *	and no user PD ever reaches it; @umem and @pages are unused
+ * @fast_reg: a fast-reg MR (alloc_mr): kernel PD only, translated by @fr;
+ *	@umem and @pages are unused
+ * @key: the key lookups match (lkey == rkey). ib_core's ibmr.lkey is
+ *	not used for that: ULPs change its low byte at will
+ *	(ib_update_fast_reg_key) before posting the REG_MR that makes it true
  * @umem: the pinned pages
  * @pages: page of each PAGE_SIZE chunk of [iova & PAGE_MASK, iova + length)
  * @npages: entries in @pages
@@ -73,12 +105,20 @@ static inline u32 sroce_key_index(u32 key)
  *	deregistration started, so dereg waits for data copies in flight
  * @rcu: frees the struct after a grace period: a lookup that found it just
  *	before it left the table may still try to take a reference
+ * @fr_lock: serialises the state changes of a fast-reg MR (REG_MR, local
+ *	and remote invalidation, from any QP of its PD); lookups take none
+ * @fr_state: enum sroce_fr_state; written under @fr_lock, read locklessly
+ * @fr_max_pages: room in @fr.pages and @fr_next.pages (alloc_mr's max_num_sg)
+ * @fr: the translation of the VALID registration
+ * @fr_next: what the last map_mr_sg built; the next REG_MR copies it to @fr
  */
 struct sroce_mr {
 	struct ib_mr ibmr;
 	struct sroce_dev *sdev;
 	struct ib_pd *pd;
 	bool dma;
+	bool fast_reg;
+	u32 key;
 	struct ib_umem *umem;
 	struct page **pages;
 	unsigned long npages;
@@ -89,6 +129,11 @@ struct sroce_mr {
 	refcount_t refs;
 	struct completion released;
 	struct rcu_head rcu;
+	spinlock_t fr_lock;
+	u32 fr_state;
+	u32 fr_max_pages;
+	struct sroce_fr_map fr;
+	struct sroce_fr_map fr_next;
 };
 
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
@@ -104,8 +149,48 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);
 void sroce_mr_put(struct sroce_mr *mr);
 
 /*
+ * Lookup of a fast-reg MR by the index in @key, whatever its state and key
+ * byte (REG_MR and invalidation): referenced, or NULL if the slot holds no
+ * fast-reg MR. Drop with sroce_mr_put().
+ */
+struct sroce_mr *sroce_mr_get_fast_reg(struct sroce_dev *sdev, u32 key);
+
+/*
+ * Does @key reach @mr now? Its key matches exactly and, for a fast-reg
+ * MR, the MR is VALID. The caller holds a reference on @mr.
+ */
+bool sroce_mr_key_usable(struct sroce_mr *mr, u32 key);
+
+/*
+ * REG_MR on @mr, for a QP of @pd: FREE -> VALID with @key (same index, any
+ * key byte), @access, and [@iova, @iova + @length) over the page list
+ * map_mr_sg built. Any context; the caller holds one reference on @mr
+ * (beside the table's).
+ * Return: 0; -EACCES (not a fast-reg MR of @pd), -EINVAL (not FREE,
+ * another index, bad access, or a range past the page list), or -EAGAIN:
+ * lookups from before the MR was invalidated still use the old
+ * translation; nothing changed, try again later.
+ */
+int sroce_mr_fast_reg(struct sroce_mr *mr, struct ib_pd *pd, u32 key,
+		      int access, u64 iova, u64 length);
+
+/*
+ * LOCAL_INV or a received SEND with invalidate: VALID -> FREE if @key is
+ * @mr's current key. Any context.
+ * Return: 0; -EACCES (not a fast-reg MR of @pd) or -EINVAL (other key, or
+ * not VALID).
+ */
+int sroce_mr_invalidate(struct sroce_mr *mr, struct ib_pd *pd, u32 key);
+
+/* Look up the fast-reg MR @key names and invalidate it (as above). */
+int sroce_mr_invalidate_key(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
+
+/* Access flags a REG_MR may grant: 0 or -EINVAL / -EOPNOTSUPP. */
+int sroce_mr_check_access(int access);
+
+/*
  * Can @pd access [@va, @va + @len) of @mr with every right in @access?
- * A kernel DMA MR is never accessible through a user PD.
+ * A kernel DMA or fast-reg MR is never accessible through a user PD.
  * Return: 0, -EACCES (wrong PD or missing right) or -ERANGE (outside).
  * A zero-length access needs no MR and is the caller's business.
  */
@@ -145,6 +230,10 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
 struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 iova, int access,
 				  struct ib_pd *ibpd, struct ib_udata *udata);

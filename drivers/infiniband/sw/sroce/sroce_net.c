@@ -319,8 +319,7 @@ static void sroce_rcv_bth(struct sk_buff *skb, bool local)
 	/* Every sroce QP is RC: another service's opcode is not for it. */
 	if ((h.bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC)
 		goto drop_qp;
-	/* No memory windows, nothing to invalidate: SEND with invalidate is unsupported. */
-	if (err || (h.op->flags & SROCE_OPF_IETH)) {
+	if (err) {
 		if (sroce_resp_rcv_unsupported(qp, &h))
 			sroce_rcv_count(qp, 1, skb->len);
 	} else if (seg && seg->pkts > 1) {

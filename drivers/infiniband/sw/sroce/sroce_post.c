@@ -27,6 +27,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include "sroce.h"
+#include "sroce_mr.h"
 #include "sroce_post.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
@@ -61,8 +62,17 @@ static int sroce_kpost_opcode(enum ib_wr_opcode opcode, u32 *out)
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		*out = SROCE_WR_ATOMIC_FETCH_AND_ADD;
 		return 0;
+	case IB_WR_SEND_WITH_INV:
+		*out = SROCE_WR_SEND_WITH_INV;
+		return 0;
+	case IB_WR_LOCAL_INV:
+		*out = SROCE_WR_LOCAL_INV;
+		return 0;
+	case IB_WR_REG_MR:
+		*out = SROCE_WR_KERNEL_REG_MR;
+		return 0;
 	default:
-		/* REG_MR, LOCAL_INV, SEND_WITH_INV, LSO, ...: not yet. */
+		/* LSO, masked atomics, signature MRs, ...: not offered. */
 		return -EINVAL;
 	}
 }
@@ -113,8 +123,32 @@ static int sroce_kpost_sges(struct sroce_sge *dst, const struct ib_sge *src,
 	return 0;
 }
 
+/*
+ * A REG_MR names a fast-reg MR of this device and its QP's PD, and a new
+ * key for the same MR (ib_update_fast_reg_key changes only the key byte).
+ * iova and length are taken now: a ULP may move iova after map_mr_sg
+ * (xprtrdma puts the RPC's XID in its upper half).
+ */
+static int sroce_kpost_reg_mr(struct sroce_qp *qp, const struct ib_reg_wr *rwr,
+			      struct sroce_send_wqe *wqe)
+{
+	struct ib_mr *ibmr = rwr->mr;
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (ibmr->device != qp->ibqp.device || ibmr->pd != qp->ibqp.pd ||
+	    !mr->fast_reg ||
+	    sroce_key_index(rwr->key) != sroce_key_index(mr->key) ||
+	    sroce_mr_check_access(rwr->access))
+		return -EINVAL;
+	wqe->atomic.remote_addr = ibmr->iova;
+	wqe->atomic.compare_add = ibmr->length;
+	wqe->atomic.rkey = rwr->key;
+	wqe->invalidate_rkey = rwr->access;
+	return 0;
+}
+
 /* The remote side of an RDMA or atomic WR. */
-static int sroce_kpost_target(const struct ib_send_wr *wr,
+static int sroce_kpost_target(struct sroce_qp *qp, const struct ib_send_wr *wr,
 			      struct sroce_send_wqe *wqe)
 {
 	if (sroce_wr_is_atomic(wqe->opcode)) {
@@ -128,6 +162,11 @@ static int sroce_kpost_target(const struct ib_send_wr *wr,
 		wqe->atomic.compare_add = awr->compare_add;
 		wqe->atomic.swap = awr->swap;
 		wqe->atomic.rkey = awr->rkey;
+	} else if (wqe->opcode == SROCE_WR_KERNEL_REG_MR) {
+		return sroce_kpost_reg_mr(qp, reg_wr(wr), wqe);
+	} else if (wqe->opcode == SROCE_WR_LOCAL_INV ||
+		   wqe->opcode == SROCE_WR_SEND_WITH_INV) {
+		wqe->invalidate_rkey = wr->ex.invalidate_rkey;
 	} else if (wqe->opcode != SROCE_WR_SEND &&
 		   wqe->opcode != SROCE_WR_SEND_WITH_IMM) {
 		wqe->rdma.remote_addr = rdma_wr(wr)->remote_addr;
@@ -158,9 +197,12 @@ static int sroce_kpost_build_send(struct sroce_qp *qp,
 	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
 	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
 		wqe->imm_data = wr->ex.imm_data;
-	err = sroce_kpost_target(wr, wqe);
+	err = sroce_kpost_target(qp, wr, wqe);
 	if (err)
 		return err;
+	/* Local operations move no data: their SGEs, if any, mean nothing. */
+	if (sroce_wr_is_local(wqe->opcode))
+		return 0;
 	if (wr->send_flags & IB_SEND_INLINE) {
 		if (sroce_wr_is_rd_atomic(wqe->opcode))
 			return -EINVAL;

@@ -31,6 +31,15 @@ struct sroce_ah_handle;
 struct sroce_srq;
 struct sroce_ucontext;
 
+/*
+ * IB_WR_REG_MR of a kernel QP: an opcode no process can use (sroce-abi.h
+ * stops at SROCE_WR_SEND_WITH_INV). The ring WQE carries the new key in
+ * atomic.rkey, the iova in atomic.remote_addr, the length in
+ * atomic.compare_add and the access flags in the invalidate_rkey word;
+ * the MR is the fast-reg MR the key's index names (sroce_post.c).
+ */
+#define SROCE_WR_KERNEL_REG_MR	0x100
+
 /* Where a send WQE stands. */
 enum sroce_swqe_state {
 	SROCE_SWQE_QUEUED,	/* copied from the ring, nothing sent yet */
@@ -60,6 +69,9 @@ enum sroce_swqe_state {
  *	once); they stay valid across retransmissions
  * @ah, @remote_qpn, @remote_qkey: a UD send's destination (sroce_ud.c);
  *	@ah holds a reference from fetch until the WQE is sent or dropped
+ * @reg_access: REG_MR: the access flags; its key is @rkey, its iova
+ *	@remote_addr, its length @compare_add. LOCAL_INV and SEND with
+ *	invalidate: @rkey is the key to invalidate
  */
 struct sroce_swqe {
 	u64 wr_id;
@@ -86,6 +98,7 @@ struct sroce_swqe {
 	struct sroce_ah_handle *ah;
 	u32 remote_qpn;
 	u32 remote_qkey;
+	int reg_access;
 };
 
 /*
@@ -285,6 +298,12 @@ static inline bool sroce_wr_is_rd_atomic(u32 opcode)
 	return opcode == SROCE_WR_RDMA_READ ||
 	       opcode == SROCE_WR_ATOMIC_CMP_AND_SWP ||
 	       opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Executed by the requester in its turn, without a packet or a PSN. */
+static inline bool sroce_wr_is_local(u32 opcode)
+{
+	return opcode == SROCE_WR_KERNEL_REG_MR || opcode == SROCE_WR_LOCAL_INV;
 }
 
 static inline bool sroce_wr_is_atomic(u32 opcode)

@@ -13,12 +13,14 @@
 #include "sroce_ackreq.h"
 #include "sroce_cq.h"
 #include "sroce_local.h"
+#include "sroce_mr.h"
 #include "sroce_proto.h"
 #include "sroce_psn.h"
 #include "sroce_qp.h"
 #include "sroce_seg.h"
 #include "sroce_sge.h"
 #include "sroce_stats.h"
+#include "sroce_tx.h"
 #include "sroce_ud.h"
 
 /* Packets per QP per transmit pass (in flight: sroce_cwnd.h). */
@@ -39,12 +41,50 @@ static const struct {
 					   SROCE_OP_WRITE_MIDDLE,
 					   SROCE_OP_WRITE_LAST_IMM,
 					   SROCE_OP_WRITE_ONLY_IMM },
+	[SROCE_WR_SEND_WITH_INV] = { SROCE_OP_SEND_FIRST, SROCE_OP_SEND_MIDDLE,
+				     SROCE_OP_SEND_LAST_INV,
+				     SROCE_OP_SEND_ONLY_INV },
 };
 
-static bool sroce_wr_opcode_supported(u32 opcode)
+/*
+ * LOCAL_INV, SEND with invalidate and REG_MR serve kernel ULPs' fast
+ * registration, whose MRs only kernel QPs reach; the provider offers
+ * none of them.
+ */
+static bool sroce_wr_opcode_supported(const struct sroce_qp *qp, u32 opcode)
 {
-	return opcode < ARRAY_SIZE(sroce_req_opcodes) ||
-	       sroce_wr_is_rd_atomic(opcode);
+	switch (opcode) {
+	case SROCE_WR_SEND:
+	case SROCE_WR_SEND_WITH_IMM:
+	case SROCE_WR_RDMA_WRITE:
+	case SROCE_WR_RDMA_WRITE_WITH_IMM:
+	case SROCE_WR_RDMA_READ:
+	case SROCE_WR_ATOMIC_CMP_AND_SWP:
+	case SROCE_WR_ATOMIC_FETCH_AND_ADD:
+		return true;
+	case SROCE_WR_SEND_WITH_INV:
+	case SROCE_WR_LOCAL_INV:
+	case SROCE_WR_KERNEL_REG_MR:
+		return qp->kernel;
+	default:
+		return false;
+	}
+}
+
+/* A local operation's operands; it has no SGEs and no data. */
+static void sroce_swqe_fetch_local(struct sroce_swqe *swqe,
+				   const struct sroce_send_wqe *hdr)
+{
+	swqe->num_sge = 0;
+	swqe->length = 0;
+	if (hdr->opcode == SROCE_WR_KERNEL_REG_MR) {
+		swqe->rkey = hdr->atomic.rkey;
+		swqe->remote_addr = hdr->atomic.remote_addr;
+		swqe->compare_add = hdr->atomic.compare_add;
+		swqe->reg_access = hdr->invalidate_rkey;
+	} else {
+		swqe->rkey = hdr->invalidate_rkey;
+	}
 }
 
 static u32 sroce_swqe_pkts(const struct sroce_qp *qp, u32 bytes)
@@ -116,10 +156,14 @@ static int sroce_swqe_fetch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	swqe->opcode = hdr.opcode;
 	swqe->send_flags = hdr.send_flags;
 	swqe->imm_data = hdr.imm_data;
+	swqe->reg_access = 0;
 	swqe->remote_addr = sroce_wr_is_atomic(hdr.opcode) ?
 			    hdr.atomic.remote_addr : hdr.rdma.remote_addr;
 	swqe->rkey = sroce_wr_is_atomic(hdr.opcode) ? hdr.atomic.rkey :
 						      hdr.rdma.rkey;
+	/* A SEND has no RETH: rkey holds the IETH's key. */
+	if (hdr.opcode == SROCE_WR_SEND_WITH_INV)
+		swqe->rkey = hdr.invalidate_rkey;
 	swqe->compare_add = hdr.atomic.compare_add;
 	swqe->swap = hdr.atomic.swap;
 	swqe->state = SROCE_SWQE_QUEUED;
@@ -130,9 +174,15 @@ static int sroce_swqe_fetch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 
 	swqe->ah = NULL;
 
-	if (!sroce_wr_opcode_supported(hdr.opcode) ||
-	    hdr.send_flags & ~SROCE_SEND_FLAGS_MASK ||
-	    sroce_swqe_reserved_set(&hdr))
+	if (!sroce_wr_opcode_supported(qp, hdr.opcode) ||
+	    hdr.send_flags & ~SROCE_SEND_FLAGS_MASK)
+		return -EINVAL;
+	/* A kernel ring: written by sroce_post.c, its words all used. */
+	if (sroce_wr_is_local(hdr.opcode)) {
+		sroce_swqe_fetch_local(swqe, &hdr);
+		return 0;
+	}
+	if (sroce_swqe_reserved_set(&hdr))
 		return -EINVAL;
 	if (hdr.send_flags & SROCE_SEND_INLINE)
 		err = sroce_swqe_copy_inline(qp, swqe, wqe, hdr.inline_len);
@@ -337,6 +387,7 @@ static void sroce_req_fill_seg(struct sroce_qp *qp, const struct sroce_swqe *swq
 	seg->last_ack_req = ack_req;
 	seg->last_solicited = last && (swqe->send_flags & SROCE_SEND_SOLICITED);
 	seg->last_imm = swqe->imm_data;
+	seg->last_ieth_rkey = swqe->rkey;
 }
 
 /*
@@ -375,6 +426,7 @@ static int sroce_req_data_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	h.reth.rkey = swqe->rkey;
 	h.reth.dma_len = swqe->length;
 	h.imm = swqe->imm_data;
+	h.ieth_rkey = swqe->rkey;
 	h.payload_len = len;
 
 	skb = sroce_req_build(&h);
@@ -546,6 +598,41 @@ static void sroce_req_count_rd_atomic(struct sroce_qp *qp,
 	}
 }
 
+/*
+ * REG_MR and LOCAL_INV take effect when the requester reaches them: after
+ * every WQE posted before them went out, before anything posted after them
+ * does, so a SEND that advertises the key a REG_MR made valid leaves only
+ * once the key works. A fence makes them wait for earlier READs and
+ * atomics, as any WQE (sroce_req_may_send()). A failure completes with
+ * IB_WC_MW_BIND_ERR, ib_verbs' status for a failed memory operation.
+ *
+ * Return: 0 (the WQE is done) or -EAGAIN (a REG_MR whose MR still serves
+ * lookups from before its invalidation: nothing changed, try again).
+ */
+static int sroce_req_local_op(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	if (swqe->opcode == SROCE_WR_LOCAL_INV) {
+		err = sroce_mr_invalidate_key(qp->sdev, qp->ibqp.pd, swqe->rkey);
+	} else {
+		mr = sroce_mr_get_fast_reg(qp->sdev, swqe->rkey);
+		err = mr ? sroce_mr_fast_reg(mr, qp->ibqp.pd, swqe->rkey,
+					     swqe->reg_access, swqe->remote_addr,
+					     swqe->compare_add) : -EINVAL;
+		if (mr)
+			sroce_mr_put(mr);
+		if (err == -EAGAIN)
+			return err;
+	}
+	if (err)
+		sroce_swqe_fail(swqe, IB_WC_MW_BIND_ERR);
+	else
+		swqe->state = SROCE_SWQE_DONE;
+	return 0;
+}
+
 static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 {
 	u32 seg_pkts = 0;	/* looked up once there is something to send */
@@ -573,6 +660,18 @@ static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 		in_flight = sroce_req_in_flight(qp);
 		if (!sroce_req_may_send(qp, swqe, in_flight))
 			break;
+		if (sroce_wr_is_local(swqe->opcode)) {
+			if (sroce_req_local_op(qp, swqe)) {
+				/* Those lookups end in a moment: come back. */
+				WRITE_ONCE(qp->tx_pending, true);
+				sroce_tx_kick(qp);
+				break;
+			}
+			qp->req_index++;
+			(*budget)--;
+			sent = true;
+			continue;
+		}
 		if (sroce_req_ord_forbids(qp, swqe)) {
 			sroce_swqe_fail(swqe, IB_WC_LOC_QP_OP_ERR);
 			qp->req_index++;

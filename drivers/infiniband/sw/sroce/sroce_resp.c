@@ -19,6 +19,7 @@
 #include "sroce_proto.h"
 #include "sroce_psn.h"
 #include "sroce_local.h"
+#include "sroce_mr.h"
 #include "sroce_qp.h"
 #include "sroce_seg.h"
 #include "sroce_sge.h"
@@ -162,6 +163,11 @@ void sroce_resp_post_rwqe_cqe(struct sroce_qp *qp, const struct sroce_hdrs *h,
 		cqe.imm_data = h->imm;
 		cqe.wc_flags |= SROCE_WC_WITH_IMM;
 	}
+	/* The ULP learns which of its keys the peer invalidated. */
+	if ((h->op->flags & SROCE_OPF_IETH) && status == IB_WC_SUCCESS) {
+		cqe.invalidated_rkey = h->ieth_rkey;
+		cqe.wc_flags |= SROCE_WC_WITH_INV;
+	}
 	qp->rwqe_valid = false;
 	sroce_cq_post(qp->rcq, &qp->ibqp, &cqe, h->bth.solicited);
 }
@@ -193,6 +199,26 @@ static enum sroce_resp_result sroce_resp_need_rwqe(struct sroce_qp *qp,
 	return SROCE_RESP_DONE;
 }
 
+/*
+ * The LAST or ONLY packet of a SEND with invalidate, placed: the key in its
+ * IETH must be the current key of a VALID fast-reg MR of this QP's PD,
+ * which becomes FREE before the receive completes, so no access through
+ * the key succeeds once the ULP sees IB_WC_WITH_INVALIDATE. Any other key
+ * completes the receive with IB_WC_REM_INV_REQ_ERR and is an invalid
+ * request for the sender.
+ */
+static enum sroce_resp_result sroce_resp_send_inv_last(struct sroce_qp *qp,
+						       const struct sroce_hdrs *h)
+{
+	if (sroce_mr_invalidate_key(qp->sdev, qp->ibqp.pd, h->ieth_rkey)) {
+		sroce_resp_complete_rwqe(qp, h, IB_WC_REM_INV_REQ_ERR);
+		return SROCE_RESP_NAK_INVALID;
+	}
+	sroce_resp_complete_rwqe(qp, h, IB_WC_SUCCESS);
+	qp->resp_msn++;
+	return SROCE_RESP_DONE;
+}
+
 static enum sroce_resp_result sroce_resp_send_op(struct sroce_qp *qp,
 						 const struct sroce_hdrs *h,
 						 const u8 *payload)
@@ -214,6 +240,8 @@ static enum sroce_resp_result sroce_resp_send_op(struct sroce_qp *qp,
 		return SROCE_RESP_NAK_OPERATIONAL;
 	}
 	qp->rwqe_offset += h->payload_len;
+	if (h->op->flags & SROCE_OPF_IETH)
+		return sroce_resp_send_inv_last(qp, h);
 	if (h->op->flags & SROCE_OPF_LAST) {
 		sroce_resp_complete_rwqe(qp, h, IB_WC_SUCCESS);
 		qp->resp_msn++;
@@ -756,6 +784,9 @@ static bool sroce_resp_run_plain(const struct sroce_qp *qp,
 	    (last_flags & kind) != (flags & kind) ||
 	    !(last_flags & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST)) ||
 	    first->payload_len != qp->mtu || !sroce_resp_length_ok(qp, last))
+		return false;
+	/* A SEND with invalidate ends packet by packet (it invalidates). */
+	if (last_flags & SROCE_OPF_IETH)
 		return false;
 	if (flags & SROCE_OPF_WRITE)
 		return !(last_flags & SROCE_OPF_IMMDT) && len <= qp->resp_write_left &&

@@ -43,6 +43,7 @@
  * @last_solicited: SE of the last packet
  * @last_imm: ImmDt of the last packet, if its opcode has one
  * @last_aeth: AETH of the last packet, if its opcode has one
+ * @last_ieth_rkey: IETH of the last packet, if its opcode has one
  */
 struct sroce_seg {
 	u32 pkts;
@@ -53,6 +54,7 @@ struct sroce_seg {
 	bool last_solicited;
 	__be32 last_imm;
 	struct sroce_aeth last_aeth;
+	u32 last_ieth_rkey;
 };
 
 static inline struct sroce_seg *sroce_seg_of(struct sk_buff *skb)
@@ -111,6 +113,7 @@ static inline u32 sroce_seg_pkt(const struct sroce_hdrs *first,
 	if (last) {
 		h->imm = seg->last_imm;
 		h->aeth = seg->last_aeth;
+		h->ieth_rkey = seg->last_ieth_rkey;
 	}
 	h->payload_len = last ? first->payload_len - offset : seg->pkt_len;
 	h->bth.pad = sroce_pad_for(h->payload_len);

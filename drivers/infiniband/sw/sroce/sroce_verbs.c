@@ -60,9 +60,12 @@ static void sroce_fill_device_attr(struct sroce_dev *sdev,
 	attr->local_ca_ack_delay = SROCE_LOCAL_CA_ACK_DELAY;
 	/* ib_core refuses `rdma link delete` without this flag. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	/* Fast registration, LOCAL_INV, SEND with invalidate: kernel QPs. */
 	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_RC_RNR_NAK_GEN |
-				 IB_DEVICE_PORT_ACTIVE_EVENT;
+				 IB_DEVICE_PORT_ACTIVE_EVENT |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+	attr->max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES;
 }
 
 static int sroce_query_device(struct ib_device *ibdev,
@@ -161,6 +164,8 @@ const struct ib_device_ops sroce_dev_ops = {
 	.get_dma_mr = sroce_get_dma_mr,
 	.reg_user_mr = sroce_reg_user_mr,
 	.dereg_mr = sroce_dereg_mr,
+	.alloc_mr = sroce_alloc_mr,
+	.map_mr_sg = sroce_map_mr_sg,
 	.rereg_user_mr = sroce_rereg_user_mr,
 	.mmap = sroce_mmap,
 	.mmap_free = sroce_mmap_free,

@@ -269,6 +269,211 @@ static void sroce_mr_atomic_fetch_add_and_cmp_swap(struct kunit *test)
 	kunmap_local(p);
 }
 
+/* --- fast-reg MRs: the FREE/VALID state machine and the page list -------- */
+
+#define TEST_FR_INDEX	7
+#define TEST_FR_PAGES	4
+#define TEST_FR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			 IB_ACCESS_REMOTE_READ)
+
+/*
+ * A FREE fast-reg MR whose map_mr_sg result is @npages chunks of
+ * 1 << @shift bytes at @base (kernel memory), the first byte @offset into
+ * the first chunk. Its key is TEST_FR_INDEX with byte 0x10.
+ */
+static void sroce_mr_test_fill_fr(struct kunit *test, u8 *base, u32 shift,
+				  u32 offset, u32 npages)
+{
+	struct sroce_mr_test_ctx *ctx = test->priv;
+	struct sroce_mr *mr = &ctx->mr;
+	u32 i;
+
+	memset(mr, 0, sizeof(*mr));
+	sroce_mr_test_fill(ctx, 0, 0, 0);
+	mr->pages = NULL;
+	mr->npages = 0;
+	mr->fast_reg = true;
+	mr->key = sroce_key_make(TEST_FR_INDEX, 0x10);
+	mr->fr_state = SROCE_FR_FREE;
+	mr->fr_max_pages = TEST_FR_PAGES;
+	spin_lock_init(&mr->fr_lock);
+	mr->fr.pages = kunit_kcalloc(test, TEST_FR_PAGES, sizeof(u64), GFP_KERNEL);
+	mr->fr_next.pages = kunit_kcalloc(test, TEST_FR_PAGES, sizeof(u64),
+					  GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mr->fr.pages);
+	KUNIT_ASSERT_NOT_NULL(test, mr->fr_next.pages);
+	for (i = 0; i < npages; i++)
+		mr->fr_next.pages[i] = (uintptr_t)base + ((u64)i << shift);
+	mr->fr_next.npages = npages;
+	mr->fr_next.page_shift = shift;
+	mr->fr_next.offset = offset;
+}
+
+static void sroce_mr_test_fill_fr_pages(struct kunit *test)
+{
+	struct sroce_mr_test_ctx *ctx = test->priv;
+
+	sroce_mr_test_fill_fr(test, page_address(ctx->pages[0]), PAGE_SHIFT,
+			      0, 1);
+}
+
+static void sroce_mr_fr_key_works_only_while_valid(struct kunit *test)
+{
+	struct sroce_mr_test_ctx *ctx = test->priv;
+	struct sroce_mr *mr = &ctx->mr;
+	u32 old = sroce_key_make(TEST_FR_INDEX, 0x10);
+	u32 key = sroce_key_make(TEST_FR_INDEX, 0x11);
+
+	sroce_mr_test_fill_fr_pages(test);
+	/* FREE: not even the key it was allocated with reaches it. */
+	KUNIT_EXPECT_FALSE(test, sroce_mr_key_usable(mr, old));
+	KUNIT_EXPECT_EQ(test, sroce_mr_fast_reg(mr, &ctx->pd, key,
+						TEST_FR_ACCESS, 0x1000, 64), 0);
+	KUNIT_EXPECT_TRUE(test, sroce_mr_key_usable(mr, key));
+	/* The REG_MR's key byte, and only that one. */
+	KUNIT_EXPECT_FALSE(test, sroce_mr_key_usable(mr, old));
+	KUNIT_EXPECT_FALSE(test, sroce_mr_key_usable(mr, key + 1));
+	KUNIT_EXPECT_EQ(test, mr->iova, 0x1000ULL);
+	KUNIT_EXPECT_EQ(test, mr->length, 64ULL);
+	KUNIT_EXPECT_EQ(test, mr->access, TEST_FR_ACCESS);
+
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(mr, &ctx->pd, key), 0);
+	KUNIT_EXPECT_FALSE(test, sroce_mr_key_usable(mr, key));
+}
+
+static void sroce_mr_fr_register_needs_free_same_index_own_pd(struct kunit *test)
+{
+	struct sroce_mr_test_ctx *ctx = test->priv;
+	struct sroce_mr *mr = &ctx->mr;
+	u32 key = sroce_key_make(TEST_FR_INDEX, 0x22);
+
+	sroce_mr_test_fill_fr_pages(test);
+	KUNIT_EXPECT_EQ(test, sroce_mr_fast_reg(mr, &ctx->other_pd, key,
+						TEST_FR_ACCESS, 0, 64), -EACCES);
+	KUNIT_EXPECT_EQ(test, sroce_mr_fast_reg(mr, &ctx->pd,
+						sroce_key_make(TEST_FR_INDEX + 1, 0x22),
+						TEST_FR_ACCESS, 0, 64), -EINVAL);
+	/* Remote write without local write (IBA), and a range past the list. */
+	KUNIT_EXPECT_EQ(test, sroce_mr_fast_reg(mr, &ctx->pd, key,
+						IB_ACCESS_REMOTE_WRITE, 0, 64),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_fast_reg(mr, &ctx->pd, key,
+						TEST_FR_ACCESS, 0,
+						PAGE_SIZE + 1), -EINVAL);
+	KUNIT_EXPECT_FALSE(test, sroce_mr_key_usable(mr, key));
+
+	KUNIT_EXPECT_EQ(test, sroce_mr_fast_reg(mr, &ctx->pd, key,
+						TEST_FR_ACCESS, 0, PAGE_SIZE), 0);
+	/* VALID: a second REG_MR is refused and changes nothing. */
+	KUNIT_EXPECT_EQ(test, sroce_mr_fast_reg(mr, &ctx->pd, key + 1,
+						TEST_FR_ACCESS, 0, 64), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, sroce_mr_key_usable(mr, key));
+	KUNIT_EXPECT_EQ(test, mr->length, (u64)PAGE_SIZE);
+}
+
+static void sroce_mr_fr_invalidate_needs_current_key(struct kunit *test)
+{
+	struct sroce_mr_test_ctx *ctx = test->priv;
+	struct sroce_mr *mr = &ctx->mr;
+	u32 key = sroce_key_make(TEST_FR_INDEX, 0x33);
+
+	sroce_mr_test_fill_fr_pages(test);
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(mr, &ctx->pd, key), -EINVAL);
+	KUNIT_ASSERT_EQ(test, sroce_mr_fast_reg(mr, &ctx->pd, key,
+						TEST_FR_ACCESS, 0, 64), 0);
+	/* Another key byte or another PD invalidates nothing. */
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(mr, &ctx->pd, key ^ 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(mr, &ctx->other_pd, key),
+			-EACCES);
+	KUNIT_EXPECT_TRUE(test, sroce_mr_key_usable(mr, key));
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(mr, &ctx->pd, key), 0);
+	KUNIT_EXPECT_FALSE(test, sroce_mr_key_usable(mr, key));
+	/* FREE: once is all. Then the MR takes a new registration. */
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(mr, &ctx->pd, key), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_fast_reg(mr, &ctx->pd, key + 1,
+						TEST_FR_ACCESS, 0, 64), 0);
+	KUNIT_EXPECT_TRUE(test, sroce_mr_key_usable(mr, key + 1));
+}
+
+/*
+ * A lookup from before an invalidation may still be copying with the old
+ * translation: the next REG_MR waits (EAGAIN) instead of rewriting it.
+ */
+static void sroce_mr_fr_register_waits_for_old_lookups(struct kunit *test)
+{
+	struct sroce_mr_test_ctx *ctx = test->priv;
+	struct sroce_mr *mr = &ctx->mr;
+	u32 key = sroce_key_make(TEST_FR_INDEX, 0x44);
+
+	sroce_mr_test_fill_fr_pages(test);
+	refcount_inc(&mr->refs);		/* the REG_MR's own lookup */
+	refcount_inc(&mr->refs);		/* one from before */
+	KUNIT_EXPECT_EQ(test, sroce_mr_fast_reg(mr, &ctx->pd, key,
+						TEST_FR_ACCESS, 0, 64), -EAGAIN);
+	KUNIT_EXPECT_FALSE(test, sroce_mr_key_usable(mr, key));
+	KUNIT_EXPECT_EQ(test, mr->fr_state, (u32)SROCE_FR_FREE);
+	refcount_dec(&mr->refs);
+	KUNIT_EXPECT_EQ(test, sroce_mr_fast_reg(mr, &ctx->pd, key,
+						TEST_FR_ACCESS, 0, 64), 0);
+}
+
+/*
+ * 8 KiB chunks, an iova the ULP moved away from the kernel address (as
+ * xprtrdma does): bytes land by their offset in the page list, across the
+ * chunk boundary.
+ */
+static void sroce_mr_fr_copy_uses_page_list(struct kunit *test)
+{
+	struct sroce_mr_test_ctx *ctx = test->priv;
+	struct sroce_mr *mr = &ctx->mr;
+	const u64 iova = 0xabcd000000001ff0ULL;
+	u32 key = sroce_key_make(TEST_FR_INDEX, 0x55);
+	struct page *block;
+	u8 in[64], out[64], *base;
+	int i;
+
+	block = alloc_pages(GFP_KERNEL | __GFP_ZERO, 2);
+	KUNIT_ASSERT_NOT_NULL(test, block);
+	base = page_address(block);
+	sroce_mr_test_fill_fr(test, base, 13, 0x1ff0, 2);
+	KUNIT_ASSERT_EQ(test, sroce_mr_fast_reg(mr, &ctx->pd, key,
+						TEST_FR_ACCESS, iova, 0x100), 0);
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = i + 1;
+	sroce_mr_copy(mr, iova, in, sizeof(in), SROCE_COPY_TO_MR);
+	KUNIT_EXPECT_EQ(test, base[0x1fef], 0);
+	KUNIT_EXPECT_EQ(test, base[0x1ff0], 1);
+	KUNIT_EXPECT_EQ(test, base[0x2000], 17);
+	KUNIT_EXPECT_EQ(test, base[0x202f], 64);
+	KUNIT_EXPECT_EQ(test, base[0x2030], 0);
+	memset(out, 0, sizeof(out));
+	sroce_mr_copy(mr, iova, out, sizeof(out), SROCE_COPY_FROM_MR);
+	KUNIT_EXPECT_EQ(test, memcmp(in, out, sizeof(in)), 0);
+	/* Inside the range, outside it: the ordinary check. */
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, &ctx->pd, iova + 0xf8, 8,
+					     IB_ACCESS_REMOTE_WRITE), 0);
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, &ctx->pd, iova + 0xf9, 8,
+					     IB_ACCESS_REMOTE_WRITE), -ERANGE);
+	__free_pages(block, 2);
+}
+
+/* A fast-reg MR is kernel memory: never reachable through a user PD. */
+static void sroce_mr_fr_refused_to_user_pd(struct kunit *test)
+{
+	struct sroce_mr_test_ctx *ctx = test->priv;
+	struct sroce_mr *mr = &ctx->mr;
+	u32 key = sroce_key_make(TEST_FR_INDEX, 0x66);
+	struct ib_uobject uobj = {};
+
+	sroce_mr_test_fill_fr_pages(test);
+	KUNIT_ASSERT_EQ(test, sroce_mr_fast_reg(mr, &ctx->pd, key,
+						TEST_FR_ACCESS, 0, 64), 0);
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, &ctx->pd, 0, 8, 0), 0);
+	ctx->pd.uobject = &uobj;
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, &ctx->pd, 0, 8, 0), -EACCES);
+	ctx->pd.uobject = NULL;
+}
+
 static struct kunit_case sroce_mr_cases[] = {
 	KUNIT_CASE(sroce_mr_key_packs_index_and_generation),
 	KUNIT_CASE(sroce_mr_key_generation_tells_reused_slot_apart),
@@ -280,6 +485,12 @@ static struct kunit_case sroce_mr_cases[] = {
 	KUNIT_CASE(sroce_mr_copy_crosses_pages),
 	KUNIT_CASE(sroce_mr_copy_from_skb_places_payload),
 	KUNIT_CASE(sroce_mr_atomic_fetch_add_and_cmp_swap),
+	KUNIT_CASE(sroce_mr_fr_key_works_only_while_valid),
+	KUNIT_CASE(sroce_mr_fr_register_needs_free_same_index_own_pd),
+	KUNIT_CASE(sroce_mr_fr_invalidate_needs_current_key),
+	KUNIT_CASE(sroce_mr_fr_register_waits_for_old_lookups),
+	KUNIT_CASE(sroce_mr_fr_copy_uses_page_list),
+	KUNIT_CASE(sroce_mr_fr_refused_to_user_pd),
 	{}
 };
 
