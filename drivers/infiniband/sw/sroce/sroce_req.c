@@ -614,6 +614,7 @@ static int sroce_req_local_op(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	struct sroce_mr *mr;
 	int err;
 
+	lockdep_assert_held(&qp->lock);
 	if (swqe->opcode == SROCE_WR_LOCAL_INV) {
 		err = sroce_mr_invalidate_key(qp->sdev, qp->ibqp.pd, swqe->rkey);
 	} else {
