@@ -20,10 +20,20 @@
  * left to process exit. It also checks the mmap rules and that a ring
  * mapping kept past its object's destroy stays harmless.
  *
+ * Odd rounds attack a UD QP U instead, beside its honest UD peer V: UD
+ * send WQEs naming live and forged AH indices (0, destroyed, never
+ * created, past max_ah, huge, another PD's), QPNs 0, 1, 0xffffff, over 24
+ * bits, unknown, the RC victim's and the bystander's, Q_Keys with the
+ * privileged bit, lengths over the MTU, non-SEND opcodes, the RC breaks;
+ * receives shorter than the 40-byte GRH area; AHs made and destroyed,
+ * right after a post and by a thread racing the WQEs that name them. V's
+ * completions must all be successes. On the first pair each kind of forged
+ * index must complete with IBV_WC_LOC_QP_OP_ERR (ud_ah_rules).
+ *
  * Meanwhile the parent, another process on the same device, moves data
- * over its own "bystander" pair and checks it byte for byte. When the
- * child is gone the parent builds a fresh pair and checks SEND and RDMA
- * WRITE byte-exact: the device survived.
+ * over its own "bystander" RC pair and UD pair and checks it byte for
+ * byte. When the child is gone the parent builds a fresh pair and checks
+ * SEND, RDMA WRITE and UD SEND byte-exact: the device survived.
  *
  * TAP-like output: "ok NAME" / "not ok NAME - reason" and a final
  * "N passed, N failed"; exit 1 if a check failed, 2 on a setup error.
@@ -57,6 +67,32 @@
 #define FZ_LOG_LEN		1024
 #define FZ_WRID_FUZZ		0xf0220000000000ULL
 
+/* What the UD rounds did, counted for the report (fz_ud_act_names). */
+enum fz_ud_act {
+	FZ_UD_SQ_WQES, FZ_UD_RQ_WQES, FZ_UD_POST_SEND, FZ_UD_POST_DESTROY, FZ_UD_POST_RECV,
+	FZ_UD_PEER, FZ_UD_AH_CHURN, FZ_UD_AH_RACE, FZ_UD_DOORBELL, FZ_UD_MODIFY, FZ_UD_RING,
+	FZ_UD_ACTS
+};
+
+/* How a UD send WQE the child wrote names its AH (fz_ah_kind_names). */
+enum fz_ah_kind {
+	FZ_AH_LIVE, FZ_AH_ZERO, FZ_AH_DESTROYED, FZ_AH_NEVER_CREATED, FZ_AH_OUT_OF_RANGE,
+	FZ_AH_HUGE, FZ_AH_OTHER_PD, FZ_AH_RANDOM,
+	FZ_AH_CHURNED,		/* fz_ud_race(): one the racing thread makes and destroys */
+	FZ_AH_KINDS
+};
+
+/* Its destination QPN and Q_Key (fz_qpn_kind_names, fz_qkey_kind_names). */
+enum fz_qpn_kind {
+	FZ_QPN_PEER, FZ_QPN_SELF, FZ_QPN_0, FZ_QPN_1, FZ_QPN_MULTICAST, FZ_QPN_OVER_24,
+	FZ_QPN_UNKNOWN, FZ_QPN_RC_VICTIM, FZ_QPN_BYSTANDER, FZ_QPN_KINDS
+};
+
+enum fz_qkey_kind { FZ_QKEY_RIGHT, FZ_QKEY_PRIVILEGED, FZ_QKEY_ZERO, FZ_QKEY_RANDOM, FZ_QKEY_GSI,
+		    FZ_QKEY_KINDS };
+
+#define FZ_WC_STATUSES		24	/* the last one counts any larger status */
+
 /* Shared between the child and the parent: progress and verdicts. */
 struct fz_shared {
 	unsigned int round, gen;
@@ -67,6 +103,18 @@ struct fz_shared {
 	char lifetime[VT_REASON_LEN];	/* "" = kept mappings were harmless */
 	unsigned int lifetime_probes;
 	unsigned long cqes, err_cqes, async_events, comp_events, verbs_errors;
+	/* The victims' CQEs by status, RC A's [0] and UD U's [1] (garbage written into them too). */
+	unsigned long wc_status[2][FZ_WC_STATUSES];
+	unsigned long ud_acts[FZ_UD_ACTS], ah_kinds[FZ_AH_KINDS], qpn_kinds[FZ_QPN_KINDS];
+	unsigned long qkey_kinds[FZ_QKEY_KINDS];
+	unsigned long ud_too_long, ud_short_recvs;	/* sends over the MTU, receives under 40 B */
+	unsigned int rc_rounds, ud_rounds;
+	long long rc_ms, ud_ms;		/* spent in each kind of round */
+	char ud_ah_rules[VT_REASON_LEN];	/* "" = forged AH indices refused */
+	char peer_error[VT_REASON_LEN];	/* the first error CQE of V, the honest UD peer */
+	unsigned long peer_errors;
+	unsigned long peer_sends_destroyed;	/* V's posts whose AH was destroyed at once */
+	uint32_t bystander_qpn[4];	/* the parent's RC A, B, UD A, B: targets to miss */
 	bool done;			/* every round ran */
 };
 
@@ -84,13 +132,55 @@ struct fz_map {
 	uint64_t offset;
 };
 
-/* The victim QP A, its honest peer B, and what A's WQEs can point at. */
+/* A QP whose rings the child scribbles over: RC A or UD U. */
+struct fz_victim {
+	const char *name;		/* in the log: "RC", "UD" */
+	bool ud;
+	struct ibv_qp *qp;
+	struct ibv_cq *send_cq, *recv_cq;
+	struct fz_ring sq, rq, scq, rcq;
+	uint32_t max_send_sge, max_recv_sge, max_inline;
+};
+
+#define FZ_AHS			6	/* AH slots of the UD side */
+#define FZ_DEAD			8	/* indices of destroyed AHs kept */
+#define FZ_PEER_RECVS		32	/* receives V keeps posted */
+#define FZ_PEER_RECV_LEN	2048	/* each: GRH area + a datagram of the MTU and more */
+
+/*
+ * The UD side of a generation: victim U, its honest peer V (this process,
+ * same PD), W (the other PD, only to learn its AH's index), and the AHs U's
+ * WQEs name by index. The kernel's index of an AH is provider-private: it
+ * is read back from the ring slot a legal ibv_post_send() on V or W filled
+ * (not U: once the fuzz has published WQEs behind the provider's back, its
+ * posts on U put U in error).
+ */
+struct fz_ud {
+	struct fz_victim u;
+	struct ibv_qp *v, *w;
+	struct ibv_cq *v_scq, *v_rcq, *w_scq;
+	struct fz_ring v_sq, w_sq;
+	struct vt_buf *vbuf;
+	uint32_t qkey;			/* U's and V's */
+	uint32_t mtu;			/* the port's active MTU in bytes */
+	struct ibv_ah *ah[FZ_AHS];	/* to this host's GID; NULL: none */
+	uint32_t ah_index[FZ_AHS];	/* 0: not learned */
+	uint32_t dead[FZ_DEAD];		/* indices of AHs destroyed */
+	unsigned int ndead;
+	struct ibv_ah *other_ah;	/* on the other PD */
+	uint32_t other_index;
+	uint32_t top_index;		/* highest index learned */
+	uint32_t vnext;			/* V's next receive slot */
+};
+
+/* The victim QP A, its honest peer B, the UD side, and what WQEs can point at. */
 struct fz_pair {
 	struct vt_ep a, b;
 	struct ibv_comp_channel *chan;
 	struct vt_buf *abuf, *bbuf, *robuf, *otherbuf;
-	struct fz_ring sq, rq, scq, rcq;
-	uint32_t a_max_send_sge, a_max_recv_sge, a_max_inline;
+	struct ibv_pd *other_pd;
+	struct fz_victim rc;
+	struct fz_ud ud;
 };
 
 struct fz {
@@ -106,6 +196,7 @@ struct fz {
 	void *hole;			/* an address nothing is mapped at */
 	bool drain_stop;		/* tells fz_drainer() to return */
 	struct fz_pair p;
+	struct fz_victim *v;		/* this round's: &p.rc or &p.ud.u */
 };
 
 /* --- PRNG and the round log --------------------------------------------- */
@@ -241,6 +332,16 @@ static uint8_t *fz_slot(const struct fz_ring *r, uint32_t index)
 	return r->base + SROCE_RING_ENTRIES_OFFSET + (size_t)(index & (r->depth - 1)) * r->stride;
 }
 
+static void fz_store(uint32_t *where, uint32_t v)
+{
+	__atomic_store_n(where, v, __ATOMIC_RELEASE);
+}
+
+static uint32_t fz_load(const uint32_t *where)
+{
+	return __atomic_load_n(where, __ATOMIC_ACQUIRE);
+}
+
 static uint32_t pow2_at_least(uint32_t v)
 {
 	uint32_t p = 1;
@@ -362,26 +463,64 @@ static void fz_drain_comp(struct fz *z)
 	}
 }
 
-/* Read whatever a CQ holds; garbage we wrote into it comes back too. */
-static void fz_poll(struct fz *z, struct ibv_cq *cq)
+#define FZ_POLL_OTHER		-1	/* fz_poll(): B's or W's CQ */
+#define FZ_POLL_HONEST		-2	/* V's: every CQE must be a success */
+
+static void fz_honest_error(struct fz *z, const struct ibv_wc *wc)
+{
+	z->sh->peer_errors++;
+	if (!z->sh->peer_error[0])
+		snprintf(z->sh->peer_error, sizeof(z->sh->peer_error),
+			 "round %u: V's wr_id %#llx completed with %s (opcode %d, byte_len %u)",
+			 z->sh->round, (unsigned long long)wc->wr_id,
+			 ibv_wc_status_str(wc->status), wc->opcode, wc->byte_len);
+}
+
+/*
+ * Read whatever a CQ holds; garbage we wrote into it comes back too. A
+ * victim's (@victim 0 RC, 1 UD) are counted by status, an error on V's
+ * (FZ_POLL_HONEST) is one of the run's failures. Return: the CQEs read.
+ */
+static int fz_poll(struct fz *z, struct ibv_cq *cq, int victim)
 {
 	struct ibv_wc wc[16];
-	int n, i, loops = 0;
+	int n, i, loops = 0, total = 0;
 
 	while (loops++ < 8 && (n = ibv_poll_cq(cq, 16, wc)) > 0) {
 		for (i = 0; i < n; i++) {
 			z->sh->cqes++;
 			z->sh->err_cqes += wc[i].status != IBV_WC_SUCCESS;
+			if (victim >= 0)
+				z->sh->wc_status[victim][wc[i].status < FZ_WC_STATUSES ?
+					wc[i].status : FZ_WC_STATUSES - 1]++;
+			else if (victim == FZ_POLL_HONEST && wc[i].status != IBV_WC_SUCCESS)
+				fz_honest_error(z, &wc[i]);
 		}
+		total += n;
 	}
+	return total;
 }
+
+static void fz_ud_peer_recvs(struct fz *z, int n);
 
 static void fz_poll_all(struct fz *z)
 {
-	fz_poll(z, z->p.a.scq);
-	fz_poll(z, z->p.a.rcq);
-	fz_poll(z, z->p.b.scq);
-	fz_poll(z, z->p.b.rcq);
+	struct fz_ud *ud = &z->p.ud;
+	int n;
+
+	fz_poll(z, z->p.a.scq, 0);
+	fz_poll(z, z->p.a.rcq, 0);
+	fz_poll(z, z->p.b.scq, FZ_POLL_OTHER);
+	fz_poll(z, z->p.b.rcq, FZ_POLL_OTHER);
+	if (!ud->w_scq)
+		return;		/* the UD side is not (fully) up */
+	fz_poll(z, ud->u.send_cq, 1);
+	fz_poll(z, ud->u.recv_cq, 1);
+	fz_poll(z, ud->v_scq, FZ_POLL_HONEST);
+	fz_poll(z, ud->w_scq, FZ_POLL_OTHER);
+	n = fz_poll(z, ud->v_rcq, FZ_POLL_HONEST);
+	if (ud->v)
+		fz_ud_peer_recvs(z, n);
 }
 
 static void fz_count(struct fz *z, int rc, const char *what)
@@ -445,33 +584,43 @@ static void fz_strides(const struct vt_qp_opts *o, uint32_t *sq, uint32_t *rq)
 			    (o->max_recv_sge ? o->max_recv_sge : 1) * sizeof(struct sroce_sge));
 }
 
-static int fz_victim_qp(struct fz *z, struct vt_qp_opts *o)
+/* Take the SQ and RQ mappings v->qp's create added (new since before[]). */
+static int fz_victim_rings(struct fz *z, struct fz_victim *v, const struct vt_qp_opts *o,
+			   const struct fz_map *before, int nb)
 {
-	static struct fz_map before[FZ_MAX_MAPS], after[FZ_MAX_MAPS];
-	struct fz_pair *p = &z->p;
+	static struct fz_map after[FZ_MAX_MAPS];
 	struct ibv_qp_attr a;
 	struct ibv_qp_init_attr ia;
 	struct fz_map found[3];
 	uint32_t sq_stride, rq_stride;
-	int nb = fz_uverbs_maps(before, FZ_MAX_MAPS), na, n;
+	int na = fz_uverbs_maps(after, FZ_MAX_MAPS);
+	int n = fz_new_maps(before, nb, after, na, found, 3);
+
+	if (nb < 0 || n != 2)
+		return fz_fatal(z, "%s victim QP: %d new uverbs mappings, expected 2", v->name, n);
+	if (ibv_query_qp(v->qp, &a, IBV_QP_CAP, &ia))
+		return fz_fatal(z, "ibv_query_qp: %s", strerror(errno));
+	fz_strides(o, &sq_stride, &rq_stride);
+	v->max_send_sge = ia.cap.max_send_sge;
+	v->max_recv_sge = ia.cap.max_recv_sge;
+	v->max_inline = ia.cap.max_inline_data;
+	/* The kernel exports the SQ first; offsets grow with each export. */
+	if (fz_ring_set(z, &v->sq, v->ud ? "uSQ" : "SQ", &found[0], ia.cap.max_send_wr, sq_stride) ||
+	    fz_ring_set(z, &v->rq, v->ud ? "uRQ" : "RQ", &found[1], ia.cap.max_recv_wr, rq_stride))
+		return -1;
+	return 0;
+}
+
+static int fz_victim_qp(struct fz *z, struct vt_qp_opts *o)
+{
+	static struct fz_map before[FZ_MAX_MAPS];
+	struct fz_pair *p = &z->p;
+	int nb = fz_uverbs_maps(before, FZ_MAX_MAPS);
 
 	if (vt_ep_create(&z->t, &p->a, o))
 		return fz_fatal(z, "victim QP: %s", z->t.reason);
-	na = fz_uverbs_maps(after, FZ_MAX_MAPS);
-	n = fz_new_maps(before, nb, after, na, found, 3);
-	if (nb < 0 || n != 2)
-		return fz_fatal(z, "victim QP: %d new uverbs mappings, expected 2", n);
-	if (ibv_query_qp(p->a.qp, &a, IBV_QP_CAP, &ia))
-		return fz_fatal(z, "ibv_query_qp: %s", strerror(errno));
-	fz_strides(o, &sq_stride, &rq_stride);
-	p->a_max_send_sge = ia.cap.max_send_sge;
-	p->a_max_recv_sge = ia.cap.max_recv_sge;
-	p->a_max_inline = ia.cap.max_inline_data;
-	/* The kernel exports the SQ first; offsets grow with each export. */
-	if (fz_ring_set(z, &p->sq, "SQ", &found[0], ia.cap.max_send_wr, sq_stride) ||
-	    fz_ring_set(z, &p->rq, "RQ", &found[1], ia.cap.max_recv_wr, rq_stride))
-		return -1;
-	return 0;
+	p->rc.qp = p->a.qp;
+	return fz_victim_rings(z, &p->rc, o, before, nb);
 }
 
 static void fz_expose(struct vt_ep *ep, const struct vt_buf *b)
@@ -498,12 +647,15 @@ static int fz_bufs(struct fz *z)
 	p->bbuf = vt_buf(&z->t, FZ_BUF_LEN, VT_ACCESS_ALL);
 	p->robuf = vt_buf(&z->t, 4096, IBV_ACCESS_REMOTE_READ);	/* no LOCAL_WRITE */
 	p->otherbuf = other ? vt_buf_pd(&z->t, other, 4096, VT_ACCESS_ALL) : NULL;
+	p->other_pd = other;
 	if (!p->abuf || !p->bbuf || !p->robuf || !p->otherbuf)
 		return fz_fatal(z, "buffers: %s", z->t.reason);
 	return 0;
 }
 
-/* A fresh generation: PD, buffers, A's CQs and QP (rings found), B. */
+static int fz_ud_up(struct fz *z);
+
+/* A fresh generation: PD, buffers, A's CQs and QP (rings found), B, the UD side. */
 static int fz_pair_up(struct fz *z)
 {
 	static const int cqes[] = { 1, 2, 64, 4096 };
@@ -519,10 +671,13 @@ static int fz_pair_up(struct fz *z)
 		return fz_fatal(z, "%s", z->t.reason);
 	fz_nonblock(p->chan->fd);
 	fz_victim_opts(z, &ao);
-	if (fz_cq(z, cqes[fz_below(z, 4)], NULL, &ao.scq, &p->scq, "send CQ") ||
-	    fz_cq(z, cqes[fz_below(z, 4)], p->chan, &ao.rcq, &p->rcq, "recv CQ") ||
+	p->rc.name = "RC";
+	if (fz_cq(z, cqes[fz_below(z, 4)], NULL, &ao.scq, &p->rc.scq, "send CQ") ||
+	    fz_cq(z, cqes[fz_below(z, 4)], p->chan, &ao.rcq, &p->rc.rcq, "recv CQ") ||
 	    fz_victim_qp(z, &ao))
 		return -1;
+	p->rc.send_cq = ao.scq;
+	p->rc.recv_cq = ao.rcq;
 	vt_qp_opts_init(&z->t, &bo);
 	bo.timeout = 8;
 	bo.retry_cnt = 2;
@@ -533,7 +688,7 @@ static int fz_pair_up(struct fz *z)
 	fz_expose(&p->b, p->bbuf);
 	if (fz_connect(&z->t, &p->a, &p->b))
 		return fz_fatal(z, "connect: %s", z->t.reason);
-	return 0;
+	return fz_ud_up(z);
 }
 
 static int fz_modify_state(struct ibv_qp *qp, enum ibv_qp_state st)
@@ -541,6 +696,14 @@ static int fz_modify_state(struct ibv_qp *qp, enum ibv_qp_state st)
 	struct ibv_qp_attr a = { .qp_state = st };
 
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE);
+}
+
+static enum ibv_qp_state fz_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	return ibv_query_qp(qp, &a, IBV_QP_STATE, &ia) ? IBV_QPS_UNKNOWN : a.qp_state;
 }
 
 static int fz_to_init(struct vt *t, struct vt_ep *ep)
@@ -567,6 +730,274 @@ static int fz_reconnect(struct fz *z)
 	return rc;
 }
 
+/* --- the UD side: U, V, W and the AHs ------------------------------------ */
+
+#define FZ_UD_QKEY		0x0f220000u	/* U's and V's Q_Key, usually */
+#define FZ_GSI_QKEY		0x80010000u	/* ib_mad's GSI QP's (IBA's well-known Q_Key) */
+#define FZ_GRH			40		/* the GRH area of every UD receive */
+#define FZ_WRID_LEARN		0x1ea70000ULL
+
+/* RESET -> INIT -> RTR -> RTS for a UD QP, with Q_Key @qkey. */
+static int fz_ud_qp_to_rts(const struct vt_dev *dev, struct ibv_qp *qp, uint32_t qkey,
+			   uint32_t psn)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = dev->port, .qkey = qkey };
+	int rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			       IBV_QP_QKEY);
+
+	a.qp_state = IBV_QPS_RTR;
+	rc = rc ?: ibv_modify_qp(qp, &a, IBV_QP_STATE);
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = psn & 0xffffff;
+	return rc ?: ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
+static int fz_ud_to_rts(struct fz *z, struct ibv_qp *qp, uint32_t qkey)
+{
+	return fz_ud_qp_to_rts(&z->dev, qp, qkey, fz_rand(z));
+}
+
+/* U back to RTS with its Q_Key, from whatever the fuzz left it in. */
+static int fz_ud_revive(struct fz *z)
+{
+	struct fz_ud *ud = &z->p.ud;
+
+	return fz_modify_state(ud->u.qp, IBV_QPS_RESET) ?: fz_ud_to_rts(z, ud->u.qp, ud->qkey);
+}
+
+static struct ibv_qp *fz_ud_qp(struct fz *z, struct ibv_pd *pd, struct ibv_cq *scq,
+			       struct ibv_cq *rcq, const struct vt_qp_opts *o)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_UD, .send_cq = scq, .recv_cq = rcq, .sq_sig_all = o->sig_all,
+		.cap = { .max_send_wr = o->max_send_wr, .max_recv_wr = o->max_recv_wr,
+			 .max_send_sge = o->max_send_sge, .max_recv_sge = o->max_recv_sge,
+			 .max_inline_data = o->max_inline },
+	};
+
+	return vt_qp(&z->t, pd, &ia);
+}
+
+/* A UD QP on @pd whose rings are found, as v (U, or W of the other PD). */
+static int fz_ud_ringed_qp(struct fz *z, struct fz_victim *v, struct ibv_pd *pd,
+			   const struct vt_qp_opts *o)
+{
+	static struct fz_map before[FZ_MAX_MAPS];
+	int nb = fz_uverbs_maps(before, FZ_MAX_MAPS);
+
+	v->qp = fz_ud_qp(z, pd, v->send_cq, v->recv_cq, o);
+	if (!v->qp)
+		return fz_fatal(z, "%s QP: %s", v->name, z->t.reason);
+	return fz_victim_rings(z, v, o, before, nb);
+}
+
+/* An AH to this host's own GID; the GRH fields vary. */
+static struct ibv_ah *fz_ah_create(struct fz *z, struct ibv_pd *pd)
+{
+	struct ibv_ah_attr a = {
+		.is_global = 1,
+		.port_num = z->dev.port,
+		.grh = { .dgid = z->dev.gid, .sgid_index = z->dev.gid_index,
+			 .hop_limit = fz_below(z, 256), .traffic_class = fz_below(z, 256),
+			 .flow_label = fz_below(z, 1U << 20) },
+	};
+
+	return ibv_create_ah(pd, &a);
+}
+
+static void fz_ah_note(struct fz_ud *ud, unsigned int i, uint32_t index)
+{
+	ud->ah_index[i] = index;
+	if (index > ud->top_index && index <= 1U << 20)
+		ud->top_index = index;
+}
+
+/* The AH index the provider put into the send WQE it just published on @sq. */
+static uint32_t fz_posted_ah_index(const struct fz_ring *sq)
+{
+	const struct sroce_send_wqe *w = (const void *)fz_slot(sq, fz_load(&fz_hdr(sq)->producer) - 1);
+
+	return w->ud.ah_index;
+}
+
+/*
+ * The index WQEs name @ah by: a legal 0-byte SEND to V on @qp (V or W,
+ * whose SQ ring is @sq), read back from its slot. Return: 0 if the post
+ * was refused.
+ */
+static uint32_t fz_ah_learn(struct fz *z, struct ibv_qp *qp, const struct fz_ring *sq,
+			    struct ibv_ah *ah)
+{
+	struct ibv_send_wr wr = { .wr_id = FZ_WRID_LEARN, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = z->p.ud.v->qp_num;
+	wr.wr.ud.remote_qkey = z->p.ud.qkey;
+	return ibv_post_send(qp, &wr, &bad) ? 0 : fz_posted_ah_index(sq);
+}
+
+/* The next completion of @cq within the wait. Return: 0, or -1 (none). */
+static int fz_wait_wc(struct fz *z, struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	long long end = vt_now_ms() + z->vo.wait_ms;
+	int n;
+
+	while ((n = ibv_poll_cq(cq, 1, wc)) == 0 && vt_now_ms() < end)
+		usleep(200);
+	return n == 1 ? 0 : -1;
+}
+
+static void fz_ah_destroy(struct fz *z, unsigned int i)
+{
+	struct fz_ud *ud = &z->p.ud;
+
+	if (!ud->ah[i])
+		return;
+	fz_count(z, ibv_destroy_ah(ud->ah[i]), "destroy_ah");
+	if (ud->ah_index[i])
+		ud->dead[ud->ndead++ % FZ_DEAD] = ud->ah_index[i];
+	ud->ah[i] = NULL;
+	ud->ah_index[i] = 0;
+}
+
+/* A new AH in slot i (the old one destroyed); its index learned if @learn. */
+static void fz_ah_replace(struct fz *z, unsigned int i, bool learn)
+{
+	struct fz_ud *ud = &z->p.ud;
+
+	fz_ah_destroy(z, i);
+	ud->ah[i] = fz_ah_create(z, z->t.pd);
+	if (!ud->ah[i])
+		fz_count(z, errno ?: EIO, "create_ah");
+	else if (learn)
+		fz_ah_note(ud, i, fz_ah_learn(z, ud->v, &ud->v_sq, ud->ah[i]));
+}
+
+/* V's receives: @n more, round the buffer; wr_id says which slot. */
+static void fz_ud_peer_recvs(struct fz *z, int n)
+{
+	struct fz_ud *ud = &z->p.ud;
+
+	while (n-- > 0) {
+		uint32_t slot = ud->vnext++ % FZ_PEER_RECVS;
+		struct ibv_sge sge = vt_sge(ud->vbuf, (size_t)slot * FZ_PEER_RECV_LEN,
+					    FZ_PEER_RECV_LEN);
+		struct ibv_recv_wr wr = { .wr_id = FZ_WRID_FUZZ | slot, .sg_list = &sge,
+					  .num_sge = 1 }, *bad;
+
+		if (ibv_post_recv(ud->v, &wr, &bad))
+			break;
+	}
+}
+
+/* V: honest, well-sized, on U's PD and Q_Key, its receives posted. */
+static int fz_ud_peer(struct fz *z)
+{
+	struct fz_ud *ud = &z->p.ud;
+	struct fz_victim v = { .name = "UD peer", .ud = true };
+	struct vt_qp_opts o;
+
+	vt_qp_opts_init(&z->t, &o);
+	o.max_recv_wr = FZ_PEER_RECVS;
+	o.max_send_sge = o.max_recv_sge = 1;
+	o.max_inline = 0;
+	v.send_cq = ud->v_scq = vt_cq(&z->t, 2 * o.max_send_wr, NULL);
+	v.recv_cq = ud->v_rcq = vt_cq(&z->t, 2 * FZ_PEER_RECVS, NULL);
+	ud->vbuf = vt_buf(&z->t, FZ_PEER_RECVS * FZ_PEER_RECV_LEN, VT_ACCESS_ALL);
+	if (!ud->v_scq || !ud->v_rcq || !ud->vbuf)
+		return fz_fatal(z, "UD peer: %s", z->t.reason);
+	if (fz_ud_ringed_qp(z, &v, z->t.pd, &o))
+		return -1;
+	ud->v = v.qp;
+	ud->v_sq = v.sq;
+	if (fz_ud_to_rts(z, ud->v, ud->qkey))
+		return fz_fatal(z, "UD peer to RTS: %s", strerror(errno));
+	fz_ud_peer_recvs(z, FZ_PEER_RECVS);
+	return 0;
+}
+
+/* W, on the other PD: it only learns the index of that PD's AH. */
+static int fz_ud_other_pd(struct fz *z)
+{
+	struct fz_ud *ud = &z->p.ud;
+	struct fz_victim w = { .name = "other PD's UD", .ud = true };
+	struct vt_qp_opts o;
+	struct ibv_wc wc;
+
+	vt_qp_opts_init(&z->t, &o);
+	o.max_send_wr = 4;
+	o.max_recv_wr = 1;
+	o.max_send_sge = o.max_recv_sge = 1;
+	o.max_inline = 0;
+	w.send_cq = w.recv_cq = ud->w_scq = vt_cq(&z->t, 8, NULL);
+	if (!ud->w_scq || fz_ud_ringed_qp(z, &w, z->p.other_pd, &o))
+		return -1;
+	ud->w = w.qp;
+	ud->w_sq = w.sq;
+	ud->other_ah = fz_ah_create(z, z->p.other_pd);
+	if (fz_ud_to_rts(z, ud->w, ud->qkey) || !ud->other_ah)
+		return fz_fatal(z, "other PD's QP or AH: %s", strerror(errno));
+	ud->other_index = fz_ah_learn(z, ud->w, &ud->w_sq, ud->other_ah);
+	if (!ud->other_index || fz_wait_wc(z, ud->w_scq, &wc))
+		return fz_fatal(z, "learning the other PD's AH index failed");
+	return 0;
+}
+
+/*
+ * The UD side of a generation. Now and then U and V take GSI's Q_Key, so
+ * that what U aims at QP 1 passes the Q_Key check and reaches ib_mad.
+ */
+static int fz_ud_up(struct fz *z)
+{
+	static const int cqes[] = { 1, 2, 64, 4096 };
+	struct fz_ud *ud = &z->p.ud;
+	struct vt_qp_opts o;
+	struct ibv_wc wc;
+	unsigned int i;
+
+	ud->u = (struct fz_victim){ .name = "UD", .ud = true };
+	ud->mtu = 128U << z->dev.port_attr.active_mtu;
+	ud->qkey = fz_chance(z, 15) ? FZ_GSI_QKEY : FZ_UD_QKEY;
+	fz_victim_opts(z, &o);
+	if (fz_cq(z, cqes[fz_below(z, 4)], NULL, &ud->u.send_cq, &ud->u.scq, "u send CQ") ||
+	    fz_cq(z, cqes[fz_below(z, 4)], NULL, &ud->u.recv_cq, &ud->u.rcq, "u recv CQ") ||
+	    fz_ud_ringed_qp(z, &ud->u, z->t.pd, &o))
+		return -1;
+	/* A kernel that keeps privileged Q_Keys from this process: the usual one. */
+	if (fz_ud_to_rts(z, ud->u.qp, ud->qkey) && ud->qkey == FZ_GSI_QKEY) {
+		ud->qkey = FZ_UD_QKEY;
+		fz_modify_state(ud->u.qp, IBV_QPS_RESET);
+	}
+	if (fz_state(ud->u.qp) != IBV_QPS_RTS && fz_ud_to_rts(z, ud->u.qp, ud->qkey))
+		return fz_fatal(z, "UD victim to RTS: %s", strerror(errno));
+	if (fz_ud_peer(z))
+		return -1;
+	for (i = 0; i < FZ_AHS / 2; i++) {
+		fz_ah_replace(z, i, true);
+		if (!ud->ah_index[i] || fz_wait_wc(z, ud->v_scq, &wc))
+			return fz_fatal(z, "learning AH %u's index failed", i);
+	}
+	return fz_ud_other_pd(z);
+}
+
+/* Destroy: the AHs and the UD QPs (the caller acknowledges their events). */
+static int fz_ud_down(struct fz *z)
+{
+	struct fz_ud *ud = &z->p.ud;
+	unsigned int i;
+
+	for (i = 0; i < FZ_AHS; i++)
+		fz_ah_destroy(z, i);
+	if (ud->other_ah)
+		fz_count(z, ibv_destroy_ah(ud->other_ah), "destroy_ah");
+	ud->other_ah = NULL;
+	if (vt_destroy(&z->t, ud->u.qp) || vt_destroy(&z->t, ud->v) || vt_destroy(&z->t, ud->w))
+		return -1;
+	ud->v = ud->w = NULL;
+	return 0;
+}
+
 /* Both sides start big transfers and nobody waits for them. */
 static void fz_burst(struct fz *z)
 {
@@ -574,13 +1005,21 @@ static void fz_burst(struct fz *z)
 	struct ibv_sge bsge = vt_sge(p->bbuf, 0, FZ_BUF_LEN), asge = vt_sge(p->abuf, 0, 16384);
 	struct ibv_send_wr bwr = vt_wr(IBV_WR_RDMA_WRITE, FZ_WRID_FUZZ, &bsge, 1, 0), *bad;
 	struct ibv_send_wr awr = vt_wr(IBV_WR_RDMA_WRITE, FZ_WRID_FUZZ, &asge, 1, 0);
+
+	struct ibv_sge usge = vt_sge(p->abuf, 0, p->ud.mtu);
+	struct ibv_send_wr uwr = vt_wr(IBV_WR_SEND, FZ_WRID_FUZZ, &usge, 1, 0);
 	int i;
 
 	vt_wr_remote(&bwr, &p->b, 0);
 	vt_wr_remote(&awr, &p->a, 0);
+	uwr.wr.ud.ah = p->ud.ah[0] ?: p->ud.ah[1];
+	uwr.wr.ud.remote_qpn = p->ud.v->qp_num;
+	uwr.wr.ud.remote_qkey = p->ud.qkey;
 	for (i = 0; i < 4; i++) {
 		ibv_post_send(p->b.qp, &bwr, &bad);
 		ibv_post_send(p->a.qp, &awr, &bad);
+		if (uwr.wr.ud.ah)
+			ibv_post_send(p->ud.u.qp, &uwr, &bad);
 	}
 }
 
@@ -617,11 +1056,12 @@ static int fz_pair_down(struct fz *z, bool abrupt)
 	} else {
 		fz_modify_state(p->a.qp, IBV_QPS_RESET);
 		fz_modify_state(p->b.qp, IBV_QPS_RESET);
+		fz_modify_state(p->ud.u.qp, IBV_QPS_RESET);
 	}
 	z->drain_stop = false;
 	if (pthread_create(&drainer, NULL, fz_drainer, z))
 		return fz_fatal(z, "pthread_create failed");
-	rc = vt_destroy(&z->t, p->a.qp) || vt_destroy(&z->t, p->b.qp);
+	rc = vt_destroy(&z->t, p->a.qp) || vt_destroy(&z->t, p->b.qp) || fz_ud_down(z);
 	__atomic_store_n(&z->drain_stop, true, __ATOMIC_RELEASE);
 	pthread_join(drainer, NULL);
 	if (rc)
@@ -754,7 +1194,7 @@ static void fz_send_wqe_break(struct fz *z, struct sroce_send_wqe *w, uint32_t s
 	case 2: w->num_sge = fz_chance(z, 50) ? max_sge + 1 : counts[fz_below(z, 5)]; break;
 	case 3:
 		w->send_flags |= SROCE_SEND_INLINE;
-		w->inline_len = fz_chance(z, 50) ? z->p.a_max_inline + fz_below(z, 3) :
+		w->inline_len = fz_chance(z, 50) ? z->v->max_inline + fz_below(z, 3) :
 			       fz_chance(z, 50) ? stride : fz_len(z);
 		break;
 	case 4: fz_sge(z, &w->sge[fz_below(z, w->num_sge ? w->num_sge : 1)], false); break;
@@ -792,30 +1232,44 @@ static void fz_random_bytes(struct fz *z, void *dst, size_t len)
 	}
 }
 
+/* SGEs this victim's send WQEs may carry: its cap, within the stride. */
+static uint32_t fz_send_sges(const struct fz_victim *v)
+{
+	uint32_t max_sge = (v->sq.stride - sizeof(struct sroce_send_wqe)) / sizeof(struct sroce_sge);
+	uint32_t n = v->max_send_sge < max_sge ? v->max_send_sge : max_sge;
+
+	return n ? n : 1;
+}
+
+static const char *fz_fill_send_ud(struct fz *z, uint8_t *slot);
+
 /* Fill one SQ slot: random bytes, a broken WQE, or a valid one. */
 static const char *fz_fill_send(struct fz *z, uint8_t *slot)
 {
-	struct fz_ring *sq = &z->p.sq;
+	struct fz_ring *sq = &z->v->sq;
 	struct sroce_send_wqe *w = (void *)slot;
-	uint32_t max_sge = (sq->stride - sizeof(*w)) / sizeof(struct sroce_sge);
-	uint32_t n = z->p.a_max_send_sge < max_sge ? z->p.a_max_send_sge : max_sge;
-	uint32_t pick = fz_below(z, 10);
+	uint32_t pick;
 
+	if (z->v->ud)
+		return fz_fill_send_ud(z, slot);
+	pick = fz_below(z, 10);
 	if (pick < 2) {
 		fz_random_bytes(z, slot, sq->stride);
 		return "rand";
 	}
 	memset(slot, 0, sq->stride);
-	fz_send_wqe_valid(z, w, 1 + fz_below(z, n ? n : 1));
+	fz_send_wqe_valid(z, w, 1 + fz_below(z, fz_send_sges(z->v)));
 	if (pick < 4)
 		return "valid";
 	fz_send_wqe_break(z, w, sq->stride);
 	return "bad";
 }
 
+static bool fz_fill_recv_short(struct fz *z, struct sroce_recv_wqe *w, uint32_t max_sge);
+
 static const char *fz_fill_recv(struct fz *z, uint8_t *slot)
 {
-	struct fz_ring *rq = &z->p.rq;
+	struct fz_ring *rq = &z->v->rq;
 	struct sroce_recv_wqe *w = (void *)slot;
 	uint32_t max_sge = (rq->stride - sizeof(*w)) / sizeof(struct sroce_sge);
 	uint32_t i;
@@ -836,17 +1290,187 @@ static const char *fz_fill_recv(struct fz *z, uint8_t *slot)
 	if (fz_chance(z, 15))
 		w->sge[0] = (struct sroce_sge){ .addr = (uintptr_t)z->p.robuf->p, .length = 4096,
 						.lkey = z->p.robuf->mr->lkey };
+	if (z->v->ud && fz_chance(z, 40) && fz_fill_recv_short(z, w, max_sge))
+		return "short";
 	return "recv";
 }
 
-static void fz_store(uint32_t *where, uint32_t v)
+/* --- UD send and receive WQEs ------------------------------------------- */
+
+static const char *const fz_ah_kind_names[FZ_AH_KINDS] = {
+	"live", "zero", "destroyed", "never-created", "out-of-range", "huge", "other-PD", "random",
+	"churned",
+};
+static const char *const fz_qpn_kind_names[FZ_QPN_KINDS] = {
+	"peer", "self", "0", "1(GSI)", "0xffffff(multicast)", "over-24-bits", "unknown",
+	"RC-victim", "bystander",
+};
+static const char *const fz_qkey_kind_names[FZ_QKEY_KINDS] = {
+	"right", "privileged", "zero", "random", "GSI",
+};
+
+/* Where a UD send WQE goes, by kind. */
+struct fz_ud_dest {
+	enum fz_ah_kind ah;
+	enum fz_qpn_kind qpn;
+	enum fz_qkey_kind qkey;
+};
+
+/* A learned index of a live AH of U's PD, or 0 if none is known. */
+static uint32_t fz_live_index(struct fz *z)
 {
-	__atomic_store_n(where, v, __ATOMIC_RELEASE);
+	struct fz_ud *ud = &z->p.ud;
+	unsigned int i, start = fz_below(z, FZ_AHS);
+
+	for (i = 0; i < FZ_AHS; i++)
+		if (ud->ah[(start + i) % FZ_AHS] && ud->ah_index[(start + i) % FZ_AHS])
+			return ud->ah_index[(start + i) % FZ_AHS];
+	return 0;
 }
 
-static uint32_t fz_load(const uint32_t *where)
+static uint32_t fz_ah_index(struct fz *z, enum fz_ah_kind k)
 {
-	return __atomic_load_n(where, __ATOMIC_ACQUIRE);
+	struct fz_ud *ud = &z->p.ud;
+	uint32_t max_ah = z->dev.attr.max_ah;
+
+	switch (k) {
+	case FZ_AH_LIVE: return fz_live_index(z);
+	case FZ_AH_ZERO: return 0;
+	case FZ_AH_DESTROYED:
+		return ud->ndead ? ud->dead[fz_below(z, ud->ndead < FZ_DEAD ? ud->ndead : FZ_DEAD)] : 0;
+	case FZ_AH_NEVER_CREATED: return ud->top_index + 1 + fz_below(z, 64);
+	case FZ_AH_OUT_OF_RANGE: return max_ah + fz_below(z, 3);	/* the table ends at max_ah */
+	case FZ_AH_HUGE: return fz_chance(z, 50) ? UINT32_MAX : (1U << 31) + fz_below(z, 4);
+	case FZ_AH_OTHER_PD: return ud->other_index;
+	case FZ_AH_CHURNED: return 1 + fz_below(z, ud->top_index + 4);	/* the lowest free ones */
+	default: return (uint32_t)fz_rand(z);
+	}
+}
+
+static uint32_t fz_ud_qpn(struct fz *z, enum fz_qpn_kind k)
+{
+	struct fz_ud *ud = &z->p.ud;
+
+	switch (k) {
+	case FZ_QPN_PEER: return ud->v->qp_num;
+	case FZ_QPN_SELF: return ud->u.qp->qp_num;
+	case FZ_QPN_0: return 0;
+	case FZ_QPN_1: return 1;
+	case FZ_QPN_MULTICAST: return 0xffffff;
+	case FZ_QPN_OVER_24: return fz_chance(z, 50) ? UINT32_MAX : (1U << 24) | ud->v->qp_num;
+	case FZ_QPN_UNKNOWN: return fz_rand(z) & 0xffffff;
+	case FZ_QPN_RC_VICTIM: return z->p.a.qp->qp_num;
+	default: return __atomic_load_n(&z->sh->bystander_qpn[fz_below(z, 4)], __ATOMIC_RELAXED);
+	}
+}
+
+static uint32_t fz_ud_qkey(struct fz *z, enum fz_qkey_kind k)
+{
+	switch (k) {
+	case FZ_QKEY_RIGHT: return z->p.ud.qkey;
+	case FZ_QKEY_PRIVILEGED: return (1U << 31) | (uint32_t)fz_rand(z);	/* U's own */
+	case FZ_QKEY_ZERO: return 0;
+	case FZ_QKEY_RANDOM: return fz_rand(z) & 0x7fffffff;
+	default: return FZ_GSI_QKEY;
+	}
+}
+
+/* Fill in the destination and count its kinds. */
+static void fz_ud_set_dest(struct fz *z, struct sroce_send_wqe *w, const struct fz_ud_dest *d)
+{
+	w->ud.ah_index = fz_ah_index(z, d->ah);
+	w->ud.remote_qpn = fz_ud_qpn(z, d->qpn);
+	w->ud.remote_qkey = fz_ud_qkey(z, d->qkey);
+	z->sh->ah_kinds[d->ah]++;
+	z->sh->qpn_kinds[d->qpn]++;
+	z->sh->qkey_kinds[d->qkey]++;
+}
+
+/* A well-formed UD SEND of at most the MTU from A's buffer, to V or U. */
+static void fz_ud_wqe_valid(struct fz *z, struct sroce_send_wqe *w, uint32_t nsge)
+{
+	uint32_t i, each = z->p.ud.mtu / nsge;
+
+	w->wr_id = FZ_WRID_FUZZ | fz_below(z, 1U << 20);
+	w->opcode = fz_chance(z, 50) ? SROCE_WR_SEND : SROCE_WR_SEND_WITH_IMM;
+	w->send_flags = (fz_chance(z, 70) ? SROCE_SEND_SIGNALED : 0) |
+			(fz_chance(z, 20) ? SROCE_SEND_SOLICITED : 0);
+	w->imm_data = (uint32_t)fz_rand(z);
+	w->num_sge = nsge;
+	for (i = 0; i < nsge; i++) {
+		fz_sge(z, &w->sge[i], true);
+		w->sge[i].length = fz_below(z, each + 1);
+	}
+}
+
+/* Make a valid UD SEND longer than the MTU: sent as nothing, completed (C10-93.1.1). */
+static void fz_ud_too_long(struct fz *z, struct sroce_send_wqe *w)
+{
+	uint32_t mtu = z->p.ud.mtu;
+	const uint32_t lens[] = { mtu + 1, mtu + FZ_GRH, 2 * mtu, 4096, FZ_BUF_LEN / 2 };
+
+	w->num_sge = 1;
+	w->sge[0].addr = (uintptr_t)z->p.abuf->p;
+	w->sge[0].length = lens[fz_below(z, 5)];
+	z->sh->ud_too_long++;
+}
+
+/* A UD send slot: random bytes, a valid WQE, or one with one thing wrong. */
+static const char *fz_fill_send_ud(struct fz *z, uint8_t *slot)
+{
+	static const uint32_t not_send[] = {
+		SROCE_WR_RDMA_WRITE, SROCE_WR_RDMA_WRITE_WITH_IMM, SROCE_WR_RDMA_READ,
+		SROCE_WR_ATOMIC_CMP_AND_SWP, SROCE_WR_ATOMIC_FETCH_AND_ADD, SROCE_WR_SEND_WITH_INV,
+	};
+	struct fz_ring *sq = &z->v->sq;
+	struct sroce_send_wqe *w = (void *)slot;
+	struct fz_ud_dest d = { FZ_AH_LIVE, fz_chance(z, 80) ? FZ_QPN_PEER : FZ_QPN_SELF,
+				FZ_QKEY_RIGHT };
+	uint32_t pick = fz_below(z, 12);
+	const char *kind = "valid";
+
+	if (pick < 2) {
+		fz_random_bytes(z, slot, sq->stride);
+		return "rand";
+	}
+	memset(slot, 0, sq->stride);
+	fz_ud_wqe_valid(z, w, 1 + fz_below(z, fz_send_sges(z->v)));
+	switch (pick) {
+	case 2: case 3: break;
+	case 4: case 5: d.ah = 1 + fz_below(z, FZ_AH_CHURNED - 1); kind = "ah"; break;
+	case 6: d.qpn = 2 + fz_below(z, FZ_QPN_KINDS - 2); kind = "qpn"; break;
+	case 7: d.qkey = 1 + fz_below(z, FZ_QKEY_KINDS - 1); kind = "qkey"; break;
+	case 8: fz_ud_too_long(z, w); kind = "long"; break;
+	case 9: w->opcode = not_send[fz_below(z, 6)]; kind = "op"; break;
+	default: kind = "bad";
+	}
+	fz_ud_set_dest(z, w, &d);
+	if (pick >= 10)		/* what breaks RC WQEs: SGEs, inline, flags, reserved words */
+		fz_send_wqe_break(z, w, sq->stride);
+	return kind;
+}
+
+/*
+ * A UD receive whose buffer ends inside the 40-byte GRH area or just past
+ * it, in one SGE or split over two. Return: false if it has no room.
+ */
+static bool fz_fill_recv_short(struct fz *z, struct sroce_recv_wqe *w, uint32_t max_sge)
+{
+	static const uint32_t totals[] = { 0, 1, 20, FZ_GRH - 1, FZ_GRH, FZ_GRH + 1 };
+	uint32_t total = totals[fz_below(z, 6)], first;
+
+	if (!max_sge)
+		return false;
+	fz_sge(z, &w->sge[0], true);
+	w->num_sge = max_sge > 1 && fz_chance(z, 50) ? 2 : 1;
+	first = w->num_sge == 2 ? fz_below(z, total + 1) : total;
+	w->sge[0].length = first;
+	if (w->num_sge == 2) {
+		fz_sge(z, &w->sge[1], true);
+		w->sge[1].length = total - first;
+	}
+	z->sh->ud_short_recvs += total < FZ_GRH;
+	return true;
 }
 
 /* --- scribbles: each one an action of the round ------------------------ */
@@ -882,26 +1506,26 @@ static void fz_act_hdr_words(struct fz *z, struct fz_ring *r)
 /* Publish n crafted send WQEs past the kernel's index, then the doorbell. */
 static void fz_act_sq_wqes(struct fz *z)
 {
-	struct fz_ring *sq = &z->p.sq;
+	struct fz_ring *sq = &z->v->sq;
 	uint32_t base = fz_load(&fz_hdr(sq)->consumer), n = 1 + fz_below(z, sq->depth), i;
 	const char *kind = "";
 
 	for (i = 0; i < n; i++)
 		kind = fz_fill_send(z, fz_slot(sq, base + i));
 	fz_store(&fz_hdr(sq)->producer, base + n);
-	fz_log(z, "SQ+%u(%s..)", n, kind);
-	fz_count(z, fz_doorbell(z->p.a.qp), "doorbell");
+	fz_log(z, "%s+%u(%s..)", sq->name, n, kind);
+	fz_count(z, fz_doorbell(z->v->qp), "doorbell");
 }
 
 static void fz_act_rq_wqes(struct fz *z)
 {
-	struct fz_ring *rq = &z->p.rq;
+	struct fz_ring *rq = &z->v->rq;
 	uint32_t base = fz_load(&fz_hdr(rq)->consumer), n = 1 + fz_below(z, rq->depth), i;
 
 	for (i = 0; i < n; i++)
 		fz_fill_recv(z, fz_slot(rq, base + i));
 	fz_store(&fz_hdr(rq)->producer, base + n);
-	fz_log(z, "RQ+%u", n);
+	fz_log(z, "%s+%u", rq->name, n);
 }
 
 /* Random bytes over slots the kernel has not been told about (yet). */
@@ -925,18 +1549,23 @@ static void fz_act_cq(struct fz *z, struct fz_ring *r)
 	}
 }
 
+/* One scribble over this round's victim's rings. */
 static void fz_scribble(struct fz *z)
 {
-	struct fz_pair *p = &z->p;
+	struct fz_victim *v = z->v;
+	unsigned int pick = fz_below(z, 10);
 
-	switch (fz_below(z, 10)) {
-	case 0: fz_act_wq_producer(z, &p->sq); break;
-	case 1: fz_act_wq_producer(z, &p->rq); break;
+	if (v->ud)
+		z->sh->ud_acts[pick == 2 || pick == 3 ? FZ_UD_SQ_WQES :
+			       pick == 4 || pick == 5 ? FZ_UD_RQ_WQES : FZ_UD_RING]++;
+	switch (pick) {
+	case 0: fz_act_wq_producer(z, &v->sq); break;
+	case 1: fz_act_wq_producer(z, &v->rq); break;
 	case 2: case 3: fz_act_sq_wqes(z); break;
 	case 4: case 5: fz_act_rq_wqes(z); break;
-	case 6: fz_act_hdr_words(z, fz_chance(z, 50) ? &p->sq : &p->rq); break;
-	case 7: fz_act_slots(z, fz_chance(z, 50) ? &p->sq : &p->rq); break;
-	default: fz_act_cq(z, fz_chance(z, 50) ? &p->scq : &p->rcq);
+	case 6: fz_act_hdr_words(z, fz_chance(z, 50) ? &v->sq : &v->rq); break;
+	case 7: fz_act_slots(z, fz_chance(z, 50) ? &v->sq : &v->rq); break;
+	default: fz_act_cq(z, fz_chance(z, 50) ? &v->scq : &v->rcq);
 	}
 }
 
@@ -1054,35 +1683,270 @@ static void fz_trigger(struct fz *z)
 	}
 }
 
-static enum ibv_qp_state fz_state(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a;
-	struct ibv_qp_init_attr ia;
+/* --- UD triggers: legal calls on U and V, AHs made and destroyed ------------ */
 
-	return ibv_query_qp(qp, &a, IBV_QP_STATE, &ia) ? IBV_QPS_UNKNOWN : a.qp_state;
+/* A live AH slot (made if there is none). Return: its slot, or -1. */
+static int fz_ud_some_ah(struct fz *z)
+{
+	unsigned int i = fz_below(z, FZ_AHS);
+
+	if (!z->p.ud.ah[i])
+		fz_ah_replace(z, i, false);
+	return z->p.ud.ah[i] ? (int)i : -1;
+}
+
+/*
+ * ibv_post_send() through an AH, at most twice the MTU long, and sometimes
+ * ibv_destroy_ah() right after: the WQE must still go. Posted on U (which
+ * the provider's index no longer matches once the fuzz published WQEs of
+ * its own: likely an error) or on V, whose sends must all succeed, a
+ * datagram over the MTU too (sent as nothing, C10-93.1.1).
+ */
+static void fz_ud_trig_post_send(struct fz *z, bool destroy_after)
+{
+	struct fz_ud *ud = &z->p.ud;
+	int i = fz_ud_some_ah(z);
+	bool on_v = fz_chance(z, destroy_after ? 70 : 30);
+	uint32_t len = fz_chance(z, 20) ? ud->mtu + 1 + fz_below(z, ud->mtu) : fz_below(z, ud->mtu + 1);
+	struct ibv_sge sge = vt_sge(z->p.abuf, 0, len);
+	struct ibv_send_wr wr = vt_wr(fz_chance(z, 50) ? IBV_WR_SEND : IBV_WR_SEND_WITH_IMM,
+				      FZ_WRID_FUZZ, &sge, 1, IBV_SEND_SIGNALED), *bad;
+	enum fz_qpn_kind qk = fz_chance(z, 70) ? FZ_QPN_PEER : fz_below(z, FZ_QPN_KINDS);
+	enum fz_qkey_kind kk = fz_chance(z, 70) ? FZ_QKEY_RIGHT : fz_below(z, FZ_QKEY_KINDS);
+	int rc;
+
+	if (i < 0)
+		return;
+	z->sh->ud_acts[destroy_after ? FZ_UD_POST_DESTROY : FZ_UD_POST_SEND]++;
+	wr.wr.ud.ah = ud->ah[i];
+	wr.wr.ud.remote_qpn = fz_ud_qpn(z, qk);
+	wr.wr.ud.remote_qkey = fz_ud_qkey(z, kk);
+	z->sh->qpn_kinds[qk]++;
+	z->sh->qkey_kinds[kk]++;
+	z->sh->ah_kinds[FZ_AH_LIVE]++;
+	z->sh->ud_too_long += len > ud->mtu;
+	fz_log(z, "%s_post(ah%d,%u,%s,%s)%s", on_v ? "V" : "U", i, len, fz_qpn_kind_names[qk],
+	       fz_qkey_kind_names[kk], destroy_after ? "+destroy_ah" : "");
+	rc = ibv_post_send(on_v ? ud->v : ud->u.qp, &wr, &bad);
+	fz_count(z, rc, "ud_post_send");
+	if (!rc && !ud->ah_index[i])
+		fz_ah_note(ud, i, fz_posted_ah_index(on_v ? &ud->v_sq : &ud->u.sq));
+	if (!rc && on_v && destroy_after)
+		z->sh->peer_sends_destroyed++;
+	if (destroy_after)
+		fz_ah_destroy(z, i);
+}
+
+/* ibv_post_recv() on U, with buffers short of the GRH area among them. */
+static void fz_ud_trig_post_recv(struct fz *z)
+{
+	const uint32_t lens[] = { 0, 1, FZ_GRH - 1, FZ_GRH, FZ_GRH + 1, FZ_GRH + z->p.ud.mtu, 4096 };
+	uint32_t len = lens[fz_below(z, 7)];
+	struct ibv_sge sge = vt_sge(z->p.abuf, fz_below(z, 4096), len);
+	struct ibv_recv_wr wr = { .wr_id = FZ_WRID_FUZZ, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	z->sh->ud_acts[FZ_UD_POST_RECV]++;
+	z->sh->ud_short_recvs += len < FZ_GRH;
+	fz_log(z, "ud_post_recv(%u)", len);
+	fz_count(z, ibv_post_recv(z->p.ud.u.qp, &wr, &bad), "ud_post_recv");
+}
+
+/* V, honest, sends a datagram at U: of the MTU or longer, right or wrong Q_Key. */
+static void fz_ud_trig_peer(struct fz *z)
+{
+	struct fz_ud *ud = &z->p.ud;
+	int i = fz_ud_some_ah(z);
+	uint32_t len = fz_chance(z, 15) ? ud->mtu + 1 : fz_below(z, ud->mtu + 1);
+	bool right = fz_chance(z, 80);
+	struct ibv_sge sge = vt_sge(z->p.bbuf, 0, len);
+	struct ibv_send_wr wr = vt_wr(fz_chance(z, 50) ? IBV_WR_SEND : IBV_WR_SEND_WITH_IMM,
+				      FZ_WRID_FUZZ, &sge, 1, IBV_SEND_SIGNALED), *bad;
+	int n;
+
+	if (i < 0)
+		return;
+	z->sh->ud_acts[FZ_UD_PEER]++;
+	wr.wr.ud.ah = ud->ah[i];
+	wr.wr.ud.remote_qpn = ud->u.qp->qp_num;
+	wr.wr.ud.remote_qkey = right ? ud->qkey : ud->qkey ^ 0x100;
+	fz_log(z, "ud_peer(%u,%s)", len, right ? "qkey" : "bad-qkey");
+	if (ibv_post_send(ud->v, &wr, &bad))
+		return;
+	for (n = 0; n < 200 && !fz_poll(z, ud->v_scq, FZ_POLL_HONEST); n++)
+		usleep(100);
+}
+
+/* U's state and Q_Key, moved by legal (or refused) modifies. */
+static void fz_ud_trig_modify(struct fz *z)
+{
+	struct fz_ud *ud = &z->p.ud;
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTS };
+
+	z->sh->ud_acts[FZ_UD_MODIFY]++;
+	switch (fz_below(z, 6)) {
+	case 0: fz_log(z, "U->ERR"); fz_count(z, fz_modify_state(ud->u.qp, IBV_QPS_ERR), "modify"); break;
+	case 1:
+		fz_log(z, "U->RESET");
+		fz_count(z, fz_modify_state(ud->u.qp, IBV_QPS_RESET), "modify");
+		break;
+	case 2:
+		fz_log(z, "U->SQD->RTS");
+		fz_count(z, fz_modify_state(ud->u.qp, IBV_QPS_SQD), "modify");
+		fz_count(z, fz_modify_state(ud->u.qp, IBV_QPS_RTS), "modify");
+		break;
+	case 3:	/* RTS -> RTS with another Q_Key: V's datagrams then miss */
+		a.qkey = fz_chance(z, 50) ? ud->qkey ^ 1 : ud->qkey;
+		fz_log(z, "U.qkey=%#x", a.qkey);
+		fz_count(z, ibv_modify_qp(ud->u.qp, &a, IBV_QP_STATE | IBV_QP_QKEY), "modify");
+		break;
+	case 4:	/* INIT without its required attributes: EINVAL */
+		a.qp_state = IBV_QPS_INIT;
+		fz_log(z, "U->INIT(bare)");
+		fz_count(z, ibv_modify_qp(ud->u.qp, &a, IBV_QP_STATE), "modify");
+		break;
+	default: fz_log(z, "U.revive"); fz_count(z, fz_ud_revive(z), "revive");
+	}
+}
+
+/* What the churner thread does to the AH table while U's WQEs name it. */
+struct fz_churn {
+	struct ibv_pd *pd;
+	struct ibv_ah_attr attr;
+	unsigned int rounds, made;
+};
+
+static void *fz_ah_churner(void *arg)
+{
+	struct fz_churn *c = arg;
+	unsigned int i;
+
+	for (i = 0; i < c->rounds; i++) {
+		struct ibv_ah *ah = ibv_create_ah(c->pd, &c->attr);
+
+		if (!ah)
+			continue;
+		c->made++;
+		ibv_destroy_ah(ah);
+	}
+	return NULL;
+}
+
+/*
+ * A thread creates and destroys AHs while this one publishes UD SENDs
+ * naming the indices they come and go at, each with its doorbell: the
+ * lookups race with the table's changes.
+ */
+static void fz_ud_race(struct fz *z)
+{
+	struct fz_ud *ud = &z->p.ud;
+	struct fz_ring *sq = &ud->u.sq;
+	struct fz_churn c = {
+		.pd = z->t.pd, .rounds = 16 + fz_below(z, 48),
+		.attr = { .is_global = 1, .port_num = z->dev.port,
+			  .grh = { .dgid = z->dev.gid, .sgid_index = z->dev.gid_index, .hop_limit = 64 } },
+	};
+	struct fz_ud_dest d = { FZ_AH_CHURNED, FZ_QPN_PEER, FZ_QKEY_RIGHT };
+	pthread_t thread;
+	unsigned int i;
+
+	z->sh->ud_acts[FZ_UD_AH_RACE]++;
+	if (fz_state(ud->u.qp) != IBV_QPS_RTS)
+		fz_count(z, fz_ud_revive(z), "revive");
+	if (pthread_create(&thread, NULL, fz_ah_churner, &c)) {
+		fz_count(z, EAGAIN, "pthread_create");
+		return;
+	}
+	for (i = 0; i < c.rounds; i++) {
+		uint32_t prod = fz_load(&fz_hdr(sq)->consumer);
+		struct sroce_send_wqe *w = (void *)fz_slot(sq, prod);
+
+		memset(w, 0, sq->stride);
+		fz_ud_wqe_valid(z, w, 1);
+		d.ah = fz_chance(z, 70) ? FZ_AH_CHURNED : FZ_AH_LIVE;
+		fz_ud_set_dest(z, w, &d);
+		fz_store(&fz_hdr(sq)->producer, prod + 1);
+		fz_doorbell(ud->u.qp);
+		fz_poll(z, ud->u.send_cq, 1);
+	}
+	pthread_join(thread, NULL);
+	fz_log(z, "ah_race(%u posts, %u AHs made and destroyed)", c.rounds, c.made);
+}
+
+/* The AH table changes: an AH destroyed, made, or a race of both with posts. */
+static void fz_ud_trig_ah(struct fz *z)
+{
+	unsigned int i = fz_below(z, FZ_AHS);
+
+	switch (fz_below(z, 3)) {
+	case 0:
+		z->sh->ud_acts[FZ_UD_AH_CHURN]++;
+		fz_log(z, "destroy_ah(%u)", i);
+		fz_ah_destroy(z, i);
+		break;
+	case 1:
+		z->sh->ud_acts[FZ_UD_AH_CHURN]++;
+		fz_log(z, "create_ah(%u)", i);
+		fz_ah_replace(z, i, fz_chance(z, 50));
+		break;
+	default: fz_ud_race(z);
+	}
+}
+
+static void fz_ud_trigger(struct fz *z)
+{
+	struct fz_ud *ud = &z->p.ud;
+
+	switch (fz_below(z, 11)) {
+	case 0: case 1: fz_ud_trig_post_send(z, false); break;
+	case 2: fz_ud_trig_post_send(z, true); break;
+	case 3:
+		z->sh->ud_acts[FZ_UD_DOORBELL]++;
+		fz_log(z, "doorbell");
+		fz_count(z, fz_doorbell(ud->u.qp), "doorbell");
+		break;
+	case 4: fz_ud_trig_post_recv(z); break;
+	case 5:
+		fz_log(z, "poll+notify");
+		fz_poll_all(z);
+		fz_count(z, ibv_req_notify_cq(fz_chance(z, 50) ? ud->u.send_cq : ud->u.recv_cq,
+					      fz_chance(z, 50)), "req_notify");
+		break;
+	case 6: fz_ud_trig_modify(z); break;
+	case 7: case 8: fz_ud_trig_peer(z); break;
+	default: fz_ud_trig_ah(z);
+	}
 }
 
 /* Each round has its own PRNG stream: a round's actions depend on the seed alone. */
 static void fz_round(struct fz *z, unsigned int round)
 {
+	long long start = vt_now_ms();
 	unsigned int i, n;
 
 	z->rng = z->seed ^ (0xd1b54a32d192ed03ULL * (round + 1));
 	z->sh->round = round;
+	/* Odd rounds are UD's: the run's length stays what it was for RC alone. */
+	z->v = round & 1 ? &z->p.ud.u : &z->p.rc;
+	z->v->ud ? z->sh->ud_rounds++ : z->sh->rc_rounds++;
 	fz_log_start(z, "round", round);
-	if (fz_chance(z, 40) &&
-	    (fz_state(z->p.a.qp) != IBV_QPS_RTS || fz_state(z->p.b.qp) != IBV_QPS_RTS)) {
+	fz_log(z, "%s:", z->v->name);
+	if (z->v->ud && fz_chance(z, 40) && fz_state(z->v->qp) != IBV_QPS_RTS) {
+		fz_log(z, "revive");
+		fz_count(z, fz_ud_revive(z), "revive");
+	} else if (!z->v->ud && fz_chance(z, 40) &&
+		   (fz_state(z->p.a.qp) != IBV_QPS_RTS || fz_state(z->p.b.qp) != IBV_QPS_RTS)) {
 		fz_log(z, "revive");
 		fz_count(z, fz_reconnect(z), "reconnect");
 	}
 	for (i = 0, n = 1 + fz_below(z, 3); i < n; i++)
 		fz_scribble(z);
 	for (i = 0, n = 1 + fz_below(z, 4); i < n; i++)
-		fz_trigger(z);
+		z->v->ud ? fz_ud_trigger(z) : fz_trigger(z);
 	fz_poll_all(z);
 	fz_drain_comp(z);
 	fz_drain_async(z);
 	fz_log_end(z);
+	*(z->v->ud ? &z->sh->ud_ms : &z->sh->rc_ms) += vt_now_ms() - start;
 }
 
 /* --- mappings: the rules, and a mapping that outlives its ring ------- */
@@ -1101,7 +1965,7 @@ static void *fz_map_ring(struct fz *z, size_t len, int prot, int flags, uint64_t
 /* sroce_mmap(): whole ring, shared, never executable, cannot grow. */
 static void fz_mmap_rules(struct fz *z)
 {
-	const struct fz_ring *r = &z->p.sq;
+	const struct fz_ring *r = &z->p.rc.sq;
 	const int rw = PROT_READ | PROT_WRITE;
 	void *m;
 
@@ -1137,15 +2001,17 @@ static void fz_mmap_rules(struct fz *z)
 
 #define FZ_WRID_RESERVED	0x5e5e5e5eULL
 
-static void fz_reserved_fail(struct fz *z, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fz_reserved_fail(struct fz *z, const char *fmt, ...)
+/* Keep the first failure of a rule check ("" = the rule held). */
+static void fz_verdict(char verdict[VT_REASON_LEN], const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void fz_verdict(char verdict[VT_REASON_LEN], const char *fmt, ...)
 {
 	va_list ap;
 
-	if (z->sh->reserved_rules[0])
+	if (verdict[0])
 		return;
 	va_start(ap, fmt);
-	vsnprintf(z->sh->reserved_rules, sizeof(z->sh->reserved_rules), fmt, ap);
+	vsnprintf(verdict, VT_REASON_LEN, fmt, ap);
 	va_end(ap);
 }
 
@@ -1159,10 +2025,10 @@ static void fz_expect_refused(struct fz *z, struct ibv_cq *cq, const char *what)
 	while ((n = ibv_poll_cq(cq, 1, &wc)) == 0 && vt_now_ms() < end)
 		usleep(1000);
 	if (n <= 0)
-		fz_reserved_fail(z, "%s with a reserved field set: %s", what,
+		fz_verdict(z->sh->reserved_rules, "%s with a reserved field set: %s", what,
 				 n ? "ibv_poll_cq failed" : "no completion");
 	else if (wc.wr_id != FZ_WRID_RESERVED || wc.status != IBV_WC_LOC_QP_OP_ERR)
-		fz_reserved_fail(z, "%s with a reserved field set: wr_id %#llx status %s, "
+		fz_verdict(z->sh->reserved_rules, "%s with a reserved field set: wr_id %#llx status %s, "
 				 "expected %#llx local QP operation error", what,
 				 (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status),
 				 (unsigned long long)FZ_WRID_RESERVED);
@@ -1203,7 +2069,7 @@ static void fz_reserved_rules(struct fz *z)
 
 	z->sh->reserved_rules[0] = '\0';
 	for (i = 0; i < 2; i++) {
-		w = (void *)fz_reserved_slot(&p->sq);
+		w = (void *)fz_reserved_slot(&p->rc.sq);
 		w->wr_id = FZ_WRID_RESERVED;
 		w->opcode = SROCE_WR_SEND;
 		w->send_flags = SROCE_SEND_SIGNALED;
@@ -1214,27 +2080,149 @@ static void fz_reserved_rules(struct fz *z)
 			w->rdma.reserved = 1;
 		else
 			w->reserved = 1;
-		fz_reserved_publish(&p->sq);
+		fz_reserved_publish(&p->rc.sq);
 		if (fz_doorbell(p->a.qp))
-			fz_reserved_fail(z, "doorbell failed");
+			fz_verdict(z->sh->reserved_rules, "doorbell failed");
 		fz_expect_refused(z, p->a.scq, fields[i]);
 		if (fz_reconnect(z))
-			fz_reserved_fail(z, "reconnect failed: %s", z->t.reason);
+			fz_verdict(z->sh->reserved_rules, "reconnect failed: %s", z->t.reason);
 	}
-	rw = (void *)fz_reserved_slot(&p->rq);
+	rw = (void *)fz_reserved_slot(&p->rc.rq);
 	rw->wr_id = FZ_WRID_RESERVED;
 	rw->num_sge = 1;
 	rw->reserved = 1;
 	rw->sge[0] = (struct sroce_sge){ .addr = (uintptr_t)p->abuf->p, .length = 8,
 					 .lkey = p->abuf->mr->lkey };
-	fz_reserved_publish(&p->rq);
+	fz_reserved_publish(&p->rc.rq);
 	sg = vt_sge(p->bbuf, 0, 8);
 	wr = vt_wr(IBV_WR_SEND, 1, &sg, 1, 0);
 	if (ibv_post_send(p->b.qp, &wr, &bad))
-		fz_reserved_fail(z, "the peer's SEND was refused");
+		fz_verdict(z->sh->reserved_rules, "the peer's SEND was refused");
 	fz_expect_refused(z, p->a.rcq, "receive WQE");
 	if (fz_reconnect(z))
-		fz_reserved_fail(z, "reconnect failed: %s", z->t.reason);
+		fz_verdict(z->sh->reserved_rules, "reconnect failed: %s", z->t.reason);
+}
+
+/* --- UD AH indices: what the kernel must refuse ------------------------------- */
+
+/* V got U's 8 bytes from A's buffer, behind the GRH area, from U. */
+static void fz_ud_rule_arrived(struct fz *z, const char *what)
+{
+	struct fz_ud *ud = &z->p.ud;
+	struct ibv_wc wc;
+	const uint8_t *got;
+
+	if (fz_wait_wc(z, ud->v_rcq, &wc)) {
+		fz_verdict(z->sh->ud_ah_rules, "%s: nothing arrived", what);
+		return;
+	}
+	got = ud->vbuf->p + (size_t)(wc.wr_id & 0xffff) * FZ_PEER_RECV_LEN + FZ_GRH;
+	if (wc.status != IBV_WC_SUCCESS || wc.byte_len != FZ_GRH + 8 ||
+	    wc.src_qp != ud->u.qp->qp_num || memcmp(got, z->p.abuf->p, 8))
+		fz_verdict(z->sh->ud_ah_rules, "%s: received status %s byte_len %u src_qp %u%s, expected "
+				"success, %u, %u and A's bytes", what, ibv_wc_status_str(wc.status),
+				wc.byte_len, wc.src_qp, memcmp(got, z->p.abuf->p, 8) ? " other bytes" : "",
+				FZ_GRH + 8, ud->u.qp->qp_num);
+	fz_ud_peer_recvs(z, 1);
+}
+
+/* The completion U's send gets, which must be @want; V must get it if it went. */
+static void fz_ud_rule_outcome(struct fz *z, const char *what, enum ibv_wc_status want)
+{
+	struct fz_ud *ud = &z->p.ud;
+	struct ibv_wc wc;
+
+	if (fz_wait_wc(z, ud->u.send_cq, &wc))
+		fz_verdict(z->sh->ud_ah_rules, "%s: no completion", what);
+	else if (wc.wr_id != FZ_WRID_RESERVED || wc.status != want)
+		fz_verdict(z->sh->ud_ah_rules, "%s: wr_id %#llx status %s, expected %#llx %s", what,
+				(unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status),
+				(unsigned long long)FZ_WRID_RESERVED, ibv_wc_status_str(want));
+	else if (want == IBV_WC_SUCCESS)
+		fz_ud_rule_arrived(z, what);
+	if (want != IBV_WC_SUCCESS && fz_ud_revive(z))
+		fz_verdict(z->sh->ud_ah_rules, "%s: reviving U failed: %s", what, strerror(errno));
+}
+
+/* An 8-byte signaled UD send to V, written straight into U's SQ with @index and @qpn. */
+static void fz_ud_rule(struct fz *z, const char *what, uint32_t opcode, uint32_t index,
+		       uint32_t qpn, enum ibv_wc_status want)
+{
+	struct fz_ud *ud = &z->p.ud;
+	struct sroce_send_wqe *w = (void *)fz_reserved_slot(&ud->u.sq);
+
+	w->wr_id = FZ_WRID_RESERVED;
+	w->opcode = opcode;
+	w->send_flags = SROCE_SEND_SIGNALED;
+	w->num_sge = 1;
+	w->sge[0] = (struct sroce_sge){ .addr = (uintptr_t)z->p.abuf->p, .length = 8,
+					.lkey = z->p.abuf->mr->lkey };
+	w->ud.ah_index = index;
+	w->ud.remote_qpn = qpn;
+	w->ud.remote_qkey = ud->qkey;
+	fz_reserved_publish(&ud->u.sq);
+	if (fz_doorbell(ud->u.qp))
+		fz_verdict(z->sh->ud_ah_rules, "%s: doorbell failed", what);
+	fz_ud_rule_outcome(z, what, want);
+}
+
+/* ibv_post_send() through an AH, ibv_destroy_ah() at once: it still goes. Return: its index. */
+static uint32_t fz_ud_rule_destroy_after_post(struct fz *z)
+{
+	struct fz_ud *ud = &z->p.ud;
+	struct ibv_sge sge = vt_sge(z->p.abuf, 0, 8);
+	struct ibv_send_wr wr = vt_wr(IBV_WR_SEND, FZ_WRID_RESERVED, &sge, 1, IBV_SEND_SIGNALED), *bad;
+	struct ibv_ah *ah = fz_ah_create(z, z->t.pd);
+	uint32_t index;
+
+	if (!ah) {
+		fz_verdict(z->sh->ud_ah_rules, "ibv_create_ah: %s", strerror(errno));
+		return 0;
+	}
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = ud->v->qp_num;
+	wr.wr.ud.remote_qkey = ud->qkey;
+	if (ibv_post_send(ud->u.qp, &wr, &bad))
+		fz_verdict(z->sh->ud_ah_rules, "ibv_post_send through a new AH refused");
+	index = fz_posted_ah_index(&ud->u.sq);
+	if (ibv_destroy_ah(ah))
+		fz_verdict(z->sh->ud_ah_rules, "ibv_destroy_ah: %s", strerror(errno));
+	fz_ud_rule_outcome(z, "a SEND posted just before ibv_destroy_ah()", IBV_WC_SUCCESS);
+	return index;
+}
+
+/*
+ * sroce-abi.h: an AH index that names no AH of this process on the QP's
+ * PD completes the WQE with IBV_WC_LOC_QP_OP_ERR. Each kind of forged
+ * index, in an otherwise valid SEND, must; a live one must arrive, also
+ * when its AH is destroyed right after the post. Runs on the fresh pair.
+ */
+static void fz_ud_ah_rules(struct fz *z)
+{
+	struct fz_ud *ud = &z->p.ud;
+	uint32_t live = ud->ah_index[0], peer = ud->v->qp_num, dead;
+	const enum ibv_wc_status refused = IBV_WC_LOC_QP_OP_ERR;
+	char what[64];
+
+	z->sh->ud_ah_rules[0] = '\0';
+	fz_ud_peer_recvs(z, fz_poll(z, ud->v_rcq, FZ_POLL_HONEST));	/* the learning SENDs */
+	/* First, while the provider's SQ index is still the ring's. */
+	dead = fz_ud_rule_destroy_after_post(z);
+	fz_ud_rule(z, "a live AH's index", SROCE_WR_SEND, live, peer, IBV_WC_SUCCESS);
+	snprintf(what, sizeof(what), "destroyed AH's index %u", dead);
+	fz_ud_rule(z, what, SROCE_WR_SEND, dead, peer, refused);
+	fz_ud_rule(z, "index 0", SROCE_WR_SEND, 0, peer, refused);
+	snprintf(what, sizeof(what), "never-created index %u", ud->top_index + 50);
+	fz_ud_rule(z, what, SROCE_WR_SEND, ud->top_index + 50, peer, refused);
+	snprintf(what, sizeof(what), "index %u past max_ah", z->dev.attr.max_ah + 1);
+	fz_ud_rule(z, what, SROCE_WR_SEND, z->dev.attr.max_ah + 1, peer, refused);
+	fz_ud_rule(z, "index 0xffffffff", SROCE_WR_SEND, UINT32_MAX, peer, refused);
+	snprintf(what, sizeof(what), "the other PD's AH's index %u", ud->other_index);
+	fz_ud_rule(z, what, SROCE_WR_SEND, ud->other_index, peer, refused);
+	fz_ud_rule(z, "a QPN over 24 bits", SROCE_WR_SEND, live, peer | 1U << 24, refused);
+	fz_ud_rule(z, "RDMA WRITE on a UD QP", SROCE_WR_RDMA_WRITE, live, peer, refused);
+	fz_ud_rule(z, "a live AH's index, after all that", SROCE_WR_SEND, live, peer,
+		   IBV_WC_SUCCESS);
 }
 
 struct fz_kept {
@@ -1296,11 +2284,18 @@ static int fz_generation(struct fz *z, unsigned int *round)
 	if (fz_pair_up(z))
 		return -1;
 	printf("# gen %u (round %u): SQ %u x %u B, RQ %u x %u B, CQs %u and %u, A qpn %u, B qpn %u\n",
-	       z->sh->gen, *round, z->p.sq.depth, z->p.sq.stride, z->p.rq.depth, z->p.rq.stride,
-	       z->p.scq.depth, z->p.rcq.depth, z->p.a.qp->qp_num, z->p.b.qp->qp_num);
+	       z->sh->gen, *round, z->p.rc.sq.depth, z->p.rc.sq.stride, z->p.rc.rq.depth,
+	       z->p.rc.rq.stride, z->p.rc.scq.depth, z->p.rc.rcq.depth, z->p.a.qp->qp_num,
+	       z->p.b.qp->qp_num);
+	printf("# gen %u UD: SQ %u x %u B, RQ %u x %u B, CQs %u and %u, U qpn %u, V qpn %u, "
+	       "Q_Key %#x, AH indices %u %u %u, other PD's %u\n", z->sh->gen, z->p.ud.u.sq.depth,
+	       z->p.ud.u.sq.stride, z->p.ud.u.rq.depth, z->p.ud.u.rq.stride, z->p.ud.u.scq.depth,
+	       z->p.ud.u.rcq.depth, z->p.ud.u.qp->qp_num, z->p.ud.v->qp_num, z->p.ud.qkey,
+	       z->p.ud.ah_index[0], z->p.ud.ah_index[1], z->p.ud.ah_index[2], z->p.ud.other_index);
 	if (z->sh->gen == 0) {
 		fz_mmap_rules(z);
 		fz_reserved_rules(z);
+		fz_ud_ah_rules(z);
 	}
 	for (i = 0; i < z->gen_rounds && *round < z->rounds; i++)
 		fz_round(z, (*round)++);
@@ -1312,8 +2307,8 @@ static int fz_generation(struct fz *z, unsigned int *round)
 		fz_burst(z);
 		return 0;	/* the last generation is left to process exit */
 	}
-	fz_keep(z, &z->p.sq, &ksq);
-	fz_keep(z, &z->p.rq, &krq);
+	fz_keep(z, &z->p.rc.sq, &ksq);
+	fz_keep(z, &z->p.rc.rq, &krq);
 	if (fz_pair_down(z, fz_chance(z, 50)))
 		return -1;
 	fz_log(z, "writing to ring mappings kept past destroy");
@@ -1347,10 +2342,51 @@ static int fz_child(struct fz *z)
 
 /* --- the parent: a bystander during the fuzz, a fresh pair after it ------- */
 
+/* The bystander's Q_Key: not the child's, which never learns it. */
+#define FZ_BYSTANDER_QKEY	0x0b0b0000u
+
+/* An RC pair a -> b and a UD pair ua -> ub (one CQ each), on one PD. */
 struct fz_honest {
 	struct vt_ep a, b;
 	struct vt_buf *src, *dst;
+	struct ibv_qp *ua, *ub;
+	struct ibv_cq *ua_cq, *ub_cq;
+	struct ibv_ah *ah;		/* to this host's GID */
+	uint32_t mtu;
 };
+
+static struct ibv_qp *fz_honest_ud_qp(struct vt *t, struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_UD, .send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *qp = vt_qp(t, t->pd, &ia);
+
+	if (qp && fz_ud_qp_to_rts(t->dev, qp, FZ_BYSTANDER_QKEY, vt_rand(t))) {
+		vt_fail(t, "bystander UD QP to RTS: %s", strerror(errno));
+		return NULL;
+	}
+	return qp;
+}
+
+static int fz_honest_ud_up(struct vt *t, struct fz_honest *h)
+{
+	struct ibv_ah_attr a = {
+		.is_global = 1, .port_num = t->dev->port,
+		.grh = { .dgid = t->dev->gid, .sgid_index = t->dev->gid_index, .hop_limit = 64 },
+	};
+
+	h->mtu = 128U << t->dev->port_attr.active_mtu;
+	h->ua_cq = vt_cq(t, 16, NULL);
+	h->ub_cq = vt_cq(t, 16, NULL);
+	if (!h->ua_cq || !h->ub_cq)
+		return -1;
+	h->ua = fz_honest_ud_qp(t, h->ua_cq);
+	h->ub = h->ua ? fz_honest_ud_qp(t, h->ub_cq) : NULL;
+	h->ah = h->ub ? vt_ah(t, t->pd, &a) : NULL;
+	return h->ah ? 0 : -1;
+}
 
 static int fz_honest_up(struct vt *t, struct fz_honest *h)
 {
@@ -1361,7 +2397,42 @@ static int fz_honest_up(struct vt *t, struct fz_honest *h)
 		return -1;
 	fz_expose(&h->a, h->src);
 	fz_expose(&h->b, h->dst);
-	return fz_connect(t, &h->a, &h->b);
+	return fz_connect(t, &h->a, &h->b) || fz_honest_ud_up(t, h) ? -1 : 0;
+}
+
+/*
+ * One UD SEND of len bytes (at most the MTU) from ua to ub, checked byte
+ * for byte behind the GRH area, with the bytes after it, byte_len and the
+ * sender's QPN: a datagram of the child's landing here would show.
+ */
+static int fz_ud_transfer(struct vt *t, struct fz_honest *h, uint32_t len, uint64_t seed)
+{
+	struct ibv_sge sge = vt_sge(h->src, 0, len), rsge = vt_sge(h->dst, 0, FZ_GRH + len + 64);
+	struct ibv_send_wr wr = vt_wr(IBV_WR_SEND, 3, &sge, 1, IBV_SEND_SIGNALED), *bad;
+	struct ibv_recv_wr rwr = { .wr_id = 4, .sg_list = &rsge, .num_sge = 1 }, *rbad;
+	struct ibv_wc wc;
+	int rc;
+
+	vt_fill(h->src->p, len, seed);
+	memset(h->dst->p, 0xa5, FZ_GRH + len + 64);
+	rc = ibv_post_recv(h->ub, &rwr, &rbad);
+	if (rc)
+		return vt_fail(t, "UD ibv_post_recv: %s", strerror(rc));
+	wr.wr.ud.ah = h->ah;
+	wr.wr.ud.remote_qpn = h->ub->qp_num;
+	wr.wr.ud.remote_qkey = FZ_BYSTANDER_QKEY;
+	rc = ibv_post_send(h->ua, &wr, &bad);
+	if (rc)
+		return vt_fail(t, "UD ibv_post_send: %s", strerror(rc));
+	if (vt_expect_wc(t, h->ua_cq, 3, IBV_WC_SUCCESS, NULL, "UD SEND") ||
+	    vt_expect_wc(t, h->ub_cq, 4, IBV_WC_SUCCESS, &wc, "UD receive"))
+		return -1;
+	if (wc.byte_len != FZ_GRH + len || wc.src_qp != h->ua->qp_num || !(wc.wc_flags & IBV_WC_GRH))
+		return vt_fail(t, "UD receive: byte_len %u src_qp %u wc_flags %#x, expected %u, %u, GRH",
+			       wc.byte_len, wc.src_qp, wc.wc_flags, FZ_GRH + len, h->ua->qp_num);
+	return vt_check(t, h->dst->p + FZ_GRH, len, seed, "UD SEND") ||
+	       vt_check_byte(t, h->dst->p + FZ_GRH + len, 64, 0xa5, "bytes after the datagram") ?
+	       -1 : 0;
 }
 
 /* One SEND or RDMA WRITE of len bytes from A to B, checked byte for byte. */
@@ -1407,7 +2478,7 @@ struct fz_watch {
 	pid_t pid;
 	int status;		/* waitpid status, valid if exited */
 	bool exited, timed_out;
-	unsigned int transfers;
+	unsigned int transfers, ud_transfers;
 	char bystander[2 * VT_REASON_LEN];	/* "" = every transfer was right */
 };
 
@@ -1492,18 +2563,67 @@ static void fz_watch(struct vt *t, struct fz_honest *h, struct fz_watch *w, int 
 			break;
 		}
 		if (!w->bystander[0]) {
-			uint32_t len = 1 + splitmix(&rng) % (FZ_BUF_LEN - 64);
+			unsigned int kind = w->transfers % 3;	/* SEND, WRITE, UD SEND */
+			uint32_t len = 1 + splitmix(&rng) % (kind == 2 ? h->mtu : FZ_BUF_LEN - 64);
+			uint64_t seed = splitmix(&rng);
+			int rc = kind == 2 ? fz_ud_transfer(t, h, len, seed) :
+				 fz_transfer(t, h, kind ? IBV_WR_RDMA_WRITE : IBV_WR_SEND, len, seed);
 
-			if (fz_transfer(t, h, w->transfers & 1 ? IBV_WR_RDMA_WRITE : IBV_WR_SEND, len,
-					splitmix(&rng))) {
+			if (rc) {
 				snprintf(w->bystander, sizeof(w->bystander), "transfer %u (%u B): %s",
 					 w->transfers, len, t->reason);
 				fz_show_bystander(h);
 			}
 			w->transfers++;
+			w->ud_transfers += kind == 2;
 		}
 		usleep(20 * 1000);
 	}
+}
+
+static void fz_print_kinds(const char *what, const unsigned long *n, const char *const *names,
+			   unsigned int count)
+{
+	unsigned int i;
+
+	printf("# %s:", what);
+	for (i = 0; i < count; i++)
+		printf(" %s %lu", names[i], n[i]);
+	printf("\n");
+}
+
+/* The victims' CQEs by status: what the kernel (or our garbage) said. */
+static void fz_print_statuses(const char *what, const unsigned long *n)
+{
+	unsigned int i;
+
+	printf("# %s CQEs by status:", what);
+	for (i = 0; i < FZ_WC_STATUSES; i++)
+		if (n[i])
+			printf(" %s%s %lu", i == FZ_WC_STATUSES - 1 ? ">=" : "",
+			       ibv_wc_status_str(i), n[i]);
+	printf("\n");
+}
+
+/* What the UD rounds did, and what came of it: they must show they did something. */
+static void fz_report_counts(const struct fz_shared *sh)
+{
+	static const char *const acts[FZ_UD_ACTS] = {
+		"SQ-WQEs", "RQ-WQEs", "post_send", "post_send+destroy_ah", "post_recv", "peer-datagram",
+		"AH-create/destroy", "AH-race", "doorbell", "modify", "ring-words",
+	};
+
+	printf("# rounds: %u RC in %.1f s, %u UD in %.1f s\n", sh->rc_rounds, sh->rc_ms / 1e3,
+	       sh->ud_rounds, sh->ud_ms / 1e3);
+	fz_print_kinds("UD actions", sh->ud_acts, acts, FZ_UD_ACTS);
+	fz_print_kinds("UD send WQEs by AH index", sh->ah_kinds, fz_ah_kind_names, FZ_AH_KINDS);
+	fz_print_kinds("UD send WQEs by QPN", sh->qpn_kinds, fz_qpn_kind_names, FZ_QPN_KINDS);
+	fz_print_kinds("UD send WQEs by Q_Key", sh->qkey_kinds, fz_qkey_kind_names, FZ_QKEY_KINDS);
+	printf("# UD: %lu sends over the MTU, %lu receives shorter than the %u-byte GRH area, "
+	       "%lu sends of V through an AH destroyed right after the post\n", sh->ud_too_long,
+	       sh->ud_short_recvs, FZ_GRH, sh->peer_sends_destroyed);
+	fz_print_statuses("RC victim", sh->wc_status[0]);
+	fz_print_statuses("UD victim", sh->wc_status[1]);
 }
 
 static void fz_report_child(struct fz *z, struct fz_watch *w, unsigned int *tally)
@@ -1528,6 +2648,7 @@ static void fz_report_child(struct fz *z, struct fz_watch *w, unsigned int *tall
 	printf("# child: %lu CQEs polled (%lu errors), %lu async events, %lu completion events, "
 	       "%lu verbs calls refused\n", sh->cqes, sh->err_cqes, sh->async_events,
 	       sh->comp_events, sh->verbs_errors);
+	fz_report_counts(sh);
 	fz_tap(tally, !sh->mmap_rules[0], "mmap_rules", "%s",
 	       sh->mmap_rules[0] ? sh->mmap_rules : "exec, private, oversized, unknown offset, "
 	       "mprotect(EXEC) and mremap(grow) refused");
@@ -1535,6 +2656,14 @@ static void fz_report_child(struct fz *z, struct fz_watch *w, unsigned int *tall
 	       sh->reserved_rules[0] ? sh->reserved_rules :
 	       "send WQEs with reserved or rdma.reserved set, a receive with reserved set: "
 	       "IBV_WC_LOC_QP_OP_ERR");
+	fz_tap(tally, !sh->ud_ah_rules[0], "ud_ah_rules", "%s",
+	       sh->ud_ah_rules[0] ? sh->ud_ah_rules :
+	       "UD SENDs naming AH index 0, a destroyed AH, a never-created index, past max_ah, "
+	       "0xffffffff, another PD's AH, a QPN over 24 bits, and an RDMA WRITE: "
+	       "IBV_WC_LOC_QP_OP_ERR; a live AH's, also destroyed right after the post, arrive");
+	fz_tap(tally, !sh->peer_errors, "ud_peer", "%s",
+	       sh->peer_errors ? sh->peer_error : "every completion of V, the UD victim's honest "
+	       "peer, was a success (its sends through AHs destroyed after the post too)");
 	if (!sh->lifetime[0] && !sh->lifetime_probes)
 		printf("ok ring_lifetime # SKIP no generation was torn down\n");
 	else
@@ -1558,6 +2687,10 @@ static void fz_survival(struct vt *t, unsigned int *tally)
 			rc = fz_transfer(t, &h, ops[i], lens[j], vt_rand(t));
 		fz_tap(tally, !rc, names[i], "%s", rc ? t->reason : "1 B, 4 KiB, 64 KiB byte-exact");
 	}
+	for (j = 0, rc = up; !rc && j < 3; j++)
+		rc = fz_ud_transfer(t, &h, j == 0 ? 1 : j == 1 ? h.mtu / 2 : h.mtu, vt_rand(t));
+	fz_tap(tally, !rc, "survive_ud", "%s", rc ? t->reason : "UD SENDs of 1 B, MTU/2, MTU byte-exact");
+	t->reason[0] = '\0';	/* the teardown's verdict is its own */
 	vt_cleanup(t);
 	fz_tap(tally, !t->reason[0], "teardown", "%s", t->reason[0] ? t->reason : "all destroyed");
 }
@@ -1578,12 +2711,20 @@ static int fz_parent(struct fz *z, pid_t pid, int timeout_s)
 	if (fz_honest_up(&t, &h))
 		snprintf(w.bystander, sizeof(w.bystander), "setup: %s", t.reason);
 	else
-		printf("# bystander: qpn %u -> qpn %u\n", h.a.qp->qp_num, h.b.qp->qp_num);
+		printf("# bystander: qpn %u -> qpn %u, UD qpn %u -> qpn %u\n", h.a.qp->qp_num,
+		       h.b.qp->qp_num, h.ua->qp_num, h.ub->qp_num);
+	if (!w.bystander[0]) {
+		const uint32_t qpns[4] = { h.a.qp->qp_num, h.b.qp->qp_num, h.ua->qp_num, h.ub->qp_num };
+		unsigned int i;
+
+		for (i = 0; i < 4; i++)	/* what the child aims at with the wrong Q_Key */
+			__atomic_store_n(&z->sh->bystander_qpn[i], qpns[i], __ATOMIC_RELAXED);
+	}
 	fz_watch(&t, &h, &w, timeout_s);
 	fz_report_child(z, &w, tally);
 	fz_tap(tally, !w.bystander[0], "bystander", "%s%s", w.bystander,
 	       w.bystander[0] ? "" : "another process's pair moved data byte-exact throughout");
-	printf("# bystander: %u transfers\n", w.transfers);
+	printf("# bystander: %u transfers, %u of them UD\n", w.transfers, w.ud_transfers);
 	t.reason[0] = '\0';
 	vt_cleanup(&t);
 	if (t.reason[0])
@@ -1657,6 +2798,7 @@ int main(int argc, char **argv)
 		return 2;
 	strcpy(z.sh->mmap_rules, "not reached");
 	strcpy(z.sh->reserved_rules, "not reached");
+	strcpy(z.sh->ud_ah_rules, "not reached");
 	pid = fork();
 	if (pid < 0)
 		return 2;

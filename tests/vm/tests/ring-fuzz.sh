@@ -4,11 +4,15 @@
 # timeout: 300
 #
 # sroce_ring_fuzz: a process scribbles over its own SQ, RQ and CQ rings
-# (hostile indices, bad WQEs, garbage CQEs) and pokes the kernel through
-# legal verbs, seed after seed, while another process moves data on the same
-# device. It may hurt only its own QPs: the bystander's data, a fresh pair
-# afterwards, a clean kernel log, and a device and module that still go
-# away (no leaked references) say it did.
+# (hostile indices, bad WQEs, garbage CQEs) of an RC QP and, every other
+# round, a UD QP (forged AH indices, QPNs and Q_Keys, datagrams over the
+# MTU, receives shorter than the GRH area, AHs destroyed under its posts),
+# and pokes the kernel through legal verbs, seed after seed, while another
+# process moves data on the same device over RC and UD. It may hurt only
+# its own QPs: the bystander's data, a fresh pair afterwards, a clean
+# kernel log, and a device and module that still go away (no leaked
+# references) say it did; the device's UD drop counters say the UD rounds
+# reached the kernel's checks.
 #
 #   ring-fuzz.sh [--seeds "S1 S2 ..."] [--limit SEC] [PROGRAM ARGS...]
 #
@@ -55,6 +59,22 @@ rdma_setup sroce
 for seed in $SEEDS; do
 	fuzz "$seed" -v "${ARGS[@]}"
 done
+
+# ud_counter NAME: one of sroce0's counters.
+ud_counter() {
+	cat "/sys/class/infiniband/sroce0/ports/1/hw_counters/$1"
+}
+
+counters=
+for c in qkey_viol ud_send_too_long rcvd_ud_len_err rcvd_ud_no_wqe rcvd_unknown_qpn rcvd_malformed; do
+	counters+=" $c $(ud_counter "$c")"
+done
+log "sroce0 drops after the fuzz:$counters"
+# Every seed sends datagrams over the MTU and to Q_Keys that are not the
+# receiver's from QPs the fuzz leaves alone: if nothing was counted, the UD
+# rounds did not reach the kernel.
+[ "$(ud_counter ud_send_too_long)" -gt 0 ] && [ "$(ud_counter qkey_viol)" -gt 0 ] ||
+	fail "no ud_send_too_long or no qkey_viol: the UD rounds did not reach the kernel's UD checks"
 
 if dmesg | grep -E "$SPLAT"; then
 	fail "kernel log shows a splat after the fuzz"
