@@ -757,9 +757,8 @@ def run_crafter(args):
     return 1 if failed else 0
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="role", required=True)
+def add_agent_parser(sub):
+    """The agent role's options (roce_mutate.py's agent has them too)."""
     a = sub.add_parser("agent")
     a.add_argument("--port", type=int, required=True)
     a.add_argument("--dev", default="sroce0")
@@ -767,6 +766,13 @@ def main():
                    help="UD target command (its Q_Key must be UD_QKEY)")
     a.add_argument("target", nargs=argparse.REMAINDER,
                    help="target command; {psn} is replaced by the first PSN")
+    return a
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="role", required=True)
+    add_agent_parser(sub)
     c = sub.add_parser("craft")
     c.add_argument("--agent", required=True)
     c.add_argument("--src", required=True)

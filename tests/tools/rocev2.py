@@ -6,6 +6,7 @@ reader for pcap/pcapng captures. Shared by the test tools:
   pcap2kunit.py      golden vectors for KUnit
   roce_pcap_check.py the capture judge of the VM tests
   roce_craft.py      the hand-crafted packet tests
+  roce_mutate.py     the packet fuzzer
 
 References: IBA vol. 1 chapter 9 (BTH 9.2, extended headers 9.3-9.5, ICRC
 7.8.1) and the RoCEv2 annex A17 (A17.4: UDP port 4791, A17.8.1: ICRC over

@@ -129,6 +129,25 @@ rdma_teardown() {
 	VERBS_SKIP=()
 }
 
+# delete_and_unload_sroce: after a fuzz, "rdma link delete sroce0" and
+# "rmmod sroce" must both succeed: a reference left behind makes one refuse
+# or hang. If the delete is refused, unload anyway (it unregisters the device
+# too) so the log says whether references were left, then fail.
+delete_and_unload_sroce() {
+	local delete_rc=0
+
+	log "+ rdma link delete sroce0"
+	timeout 30 rdma link delete sroce0 || delete_rc=$?
+	[ "$delete_rc" != 0 ] || wait_for 5 eval '! ibdev_exists sroce0' ||
+		fail "sroce0 still present after delete"
+	log "+ rmmod sroce"
+	timeout 30 rmmod sroce || fail "rmmod sroce failed or hung (references left?)"
+	! sroce_loaded || fail "sroce still loaded after rmmod"
+	[ "$delete_rc" = 0 ] ||
+		fail "rdma link delete sroce0 failed (status $delete_rc); rmmod then succeeded"
+	log "sroce0 deleted and sroce unloaded"
+}
+
 # interop_both_directions FUNC [PEERS]: two hosts, one on sroce and one on
 # rxe, then swapped; FUNC runs in each (argument: direction1 or direction2).
 # Host 0 serves: first sroce serves and rxe requests, then the other way

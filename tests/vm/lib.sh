@@ -14,6 +14,9 @@ TEST_NAME=$(basename "$0" .sh)
 # kernel (KASAN, lockdep) under TCG on a busy host is 10x slower, and a long
 # wait only costs time when the test fails anyway.
 WAIT=20
+# Kernel log lines that are a splat, for the fuzz tests' own checks while
+# they run (vm-run judges the whole log afterwards with its longer SPLATS).
+SPLAT='BUG:|WARNING:|Oops|general protection|KASAN:|UBSAN:|Call Trace|refcount_t:|list_(add|del) corruption|circular locking|lock state|unreferenced object|soft lockup|blocked for more than'
 
 log() { echo "[$TEST_NAME] $*"; }
 fail() { echo "[$TEST_NAME] FAIL: $*"; exit 1; }

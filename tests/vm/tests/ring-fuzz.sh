@@ -26,7 +26,6 @@
 FUZZ=$SROCE_TOP/build/verbs/sroce_ring_fuzz
 SEEDS="0x5eed1 0x5eed2"
 LIMIT=100
-SPLAT='BUG:|WARNING:|Oops|general protection|KASAN:|UBSAN:|Call Trace|refcount_t:|list_(add|del) corruption|circular locking|lock state|unreferenced object|soft lockup|blocked for more than'
 
 # fuzz SEED ARGS...: one run; its output goes to the console as it comes,
 # so a run that takes the kernel down still shows its last round. Passes
@@ -81,17 +80,5 @@ if dmesg | grep -E "$SPLAT"; then
 fi
 log "kernel log clean: $(dmesg | grep -c 'corrupt send queue index') corrupt-index reports"
 
-# Every uverbs file is closed: the device and the module must go. If the
-# delete is refused, unload anyway (it unregisters the device too) so the
-# log says whether references were left, then fail.
-delete_rc=0
-log "+ rdma link delete sroce0"
-timeout 30 rdma link delete sroce0 || delete_rc=$?
-[ "$delete_rc" != 0 ] || wait_for 5 eval '! ibdev_exists sroce0' ||
-	fail "sroce0 still present after delete"
-log "+ rmmod sroce"
-timeout 30 rmmod sroce || fail "rmmod sroce failed or hung (references left?)"
-! sroce_loaded || fail "sroce still loaded after rmmod"
-[ "$delete_rc" = 0 ] ||
-	fail "rdma link delete sroce0 failed (status $delete_rc); rmmod then succeeded"
-log "sroce0 deleted and sroce unloaded"
+# Every uverbs file is closed: the device and the module must go.
+delete_and_unload_sroce
