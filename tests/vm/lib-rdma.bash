@@ -790,28 +790,45 @@ PERF_ITERS=5
 PERF_QP_TIMEOUT=18
 PERF_ATOMIC_ITERS=200
 
-# Across the link make check runs these sizes, one perftest run each: one
-# packet (2 B, and 1 KiB = the path MTU), many (64 KiB) and the largest -a
-# reaches (8 MiB); make check-full (SROCE_VM_FULL=1) runs all of -a. Each
-# size of -a costs ~1.2 s of perftest's own per-size work under TCG, on top
-# of moving the data, and the link is the slowest part of the suite.
-PERF_TWO_HOSTS_SIZES="2 1024 65536 8388608"
+# make check runs perftest's -a (every size, 2 B .. 8 MiB, in one run) only
+# for the bandwidth tools on one device; elsewhere one run per size: one
+# packet (2 B, and 1 KiB = the path MTU) and many (64 KiB), and the largest
+# -a reaches (8 MiB) for the latency tools on one device and, across the
+# link, only for the two ways a long message crosses it, WRITE requests and
+# READ responses (ib_write_bw, ib_read_bw: 12-21 s a run under TCG; SEND
+# moves it the same way). make check-full (SROCE_VM_FULL=1) runs all of -a
+# everywhere. Each size of -a costs ~1.2 s of perftest's own per-size work
+# under TCG, on top of moving the data, and the link is the slowest part of
+# the suite.
+PERF_CHECK_SIZES="2 1024 65536"
+PERF_LARGEST=8388608
+
+# perf_check_sizes WHERE TOOL: the sizes make check runs TOOL with at WHERE,
+# one run each; none for -a.
+perf_check_sizes() {
+	case "$1:$2" in
+	loopback:*_bw) ;;
+	loopback:* | two_hosts:ib_write_bw | two_hosts:ib_read_bw) echo "$PERF_CHECK_SIZES $PERF_LARGEST" ;;
+	*) echo "$PERF_CHECK_SIZES" ;;
+	esac
+}
 
 # perftest_all_sizes WHERE TOOL: WHERE is loopback or two_hosts; the result kind
-# (bw or lat) is the tool's suffix. Every size of -a (2 B .. 8 MiB) on one
-# device; across the link PERF_TWO_HOSTS_SIZES, or -a in make check-full.
+# (bw or lat) is the tool's suffix. -a in make check-full, else the sizes of
+# perf_check_sizes (-a if none).
 perftest_all_sizes() {
-	local where=$1 tool=$2 size
+	local where=$1 tool=$2 sizes size
 
 	case "$tool" in
 	*atomic*)
 		"perftest_$where" "$tool" "${tool##*_}" -n "$PERF_ATOMIC_ITERS" -u "$PERF_QP_TIMEOUT" ;;
 	*)
-		if [ "$where" = loopback ] || [ "${SROCE_VM_FULL:-0}" = 1 ]; then
+		sizes=$(perf_check_sizes "$where" "$tool")
+		if [ -z "$sizes" ] || [ "${SROCE_VM_FULL:-0}" = 1 ]; then
 			"perftest_$where" "$tool" "${tool##*_}" -a -n "$PERF_ITERS" -u "$PERF_QP_TIMEOUT"
 			return
 		fi
-		for size in $PERF_TWO_HOSTS_SIZES; do
+		for size in $sizes; do
 			"perftest_$where" "$tool" "${tool##*_}" -s "$size" -n "$PERF_ITERS" -u "$PERF_QP_TIMEOUT"
 		done ;;
 	esac

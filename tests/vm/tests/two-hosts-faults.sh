@@ -214,9 +214,13 @@ fi
 
 # Bulk perftest at 5% loss (up to 100 x 64 KiB in flight), at ACK timeout 16
 # like the others: at perftest's default 67 ms a 1.2 s vCPU stall of the
-# responder's guest exhausted the retries (Documentation/interop.md).
+# responder's guest exhausted the retries (Documentation/interop.md). READ
+# (lost responses: the requester resends from the PSN it missed) in make
+# check, SEND too in make check-full (~24 s more on the link).
 if condition perftest-loss-5pct loss 5%; then
-	perftest_two_hosts ib_send_bw bw -s 65536 -n 100 "${PERF_TIMEOUT[@]}"
+	if [ "${SROCE_VM_FULL:-0}" = 1 ]; then
+		perftest_two_hosts ib_send_bw bw -s 65536 -n 100 "${PERF_TIMEOUT[@]}"
+	fi
 	perftest_two_hosts ib_read_bw bw -s 65536 -n 100 "${PERF_TIMEOUT[@]}"
 	expect_moved retransmitted_pkts
 	condition_done

@@ -15,7 +15,7 @@
 #
 #   two-hosts-packet-fuzz.sh [--seconds SEC] [--seed SEED|random] [--replay N[-M]]
 #
-# Defaults: 60 s with seed 0x5eed13 (make check); make check-full runs
+# Defaults: 30 s with seed 0x5eed13 (make check); make check-full runs
 # two-hosts-packet-fuzz-full.sh: 600 s with a random seed. The seed is
 # printed; --replay N-M (with that --seed) resends just mutants N..M, a
 # splat check after each, to find the one a failed run bracketed.
@@ -27,7 +27,7 @@ BYSTANDER_PORT=18720
 TARGET=$SROCE_TOP/build/verbs/sroce_rc_target
 UD_TARGET=$SROCE_TOP/build/verbs/sroce_ud_target
 MUTATE=$SROCE_TOP/tests/tools/roce_mutate.py
-FUZZ_SECONDS=60
+FUZZ_SECONDS=30
 SEED=0x5eed13
 REPLAY=()
 IP6_0=fd00:198:18::1
