@@ -938,7 +938,12 @@ void sroce_qp_error_locked(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
 	qp->state = IB_QPS_ERR;
-	/* Receives posted from now on need a doorbell to be flushed. */
+	/*
+	 * Receives posted from now on need a doorbell to be flushed. Flag
+	 * before the flush's look at the RQ; pairs with the fence in the
+	 * provider's sroce_rq_wants_doorbell() between publishing a WQE and
+	 * reading the flag: each side sees the other's store.
+	 */
 	WRITE_ONCE(qp->rq.hdr->flags, SROCE_RING_NEED_WAKEUP);
 	smp_mb();
 	del_timer(&qp->retry_timer);

@@ -187,6 +187,7 @@ void sroce_queue_consume(struct sroce_queue *q, u32 n)
  */
 void sroce_queue_discard_all(struct sroce_queue *q)
 {
+	/* The same acquire/release pair as sroce_queue_available()/_consume(). */
 	q->index = smp_load_acquire(&q->hdr->producer);
 	smp_store_release(&q->hdr->consumer, q->index);
 }
