@@ -225,11 +225,17 @@ struct ibv_ah *vt_ah(struct vt *t, struct ibv_pd *pd, struct ibv_ah_attr *attr)
 }
 
 /* An SRQ on the case's PD; its QPs, created after it, go first. */
-struct ibv_srq *vt_srq(struct vt *t, uint32_t max_wr, uint32_t max_sge)
+struct ibv_srq *vt_srq_pd(struct vt *t, struct ibv_pd *pd, uint32_t max_wr,
+			  uint32_t max_sge)
 {
 	struct ibv_srq_init_attr a = { .attr = { .max_wr = max_wr, .max_sge = max_sge } };
 
-	return track(t, VT_RES_SRQ, ibv_create_srq(t->pd, &a), "ibv_create_srq");
+	return track(t, VT_RES_SRQ, ibv_create_srq(pd, &a), "ibv_create_srq");
+}
+
+struct ibv_srq *vt_srq(struct vt *t, uint32_t max_wr, uint32_t max_sge)
+{
+	return vt_srq_pd(t, t->pd, max_wr, max_sge);
 }
 
 struct ibv_qp *vt_qp_ex(struct vt *t, struct ibv_qp_init_attr_ex *ia)

@@ -2,8 +2,8 @@
 /*
  * srq.c - shared receive queues: SENDs from two connections landing byte
  * for byte in one SRQ with the right QP number in each completion, the
- * SRQ limit event once per arming, RNR NAKs while the SRQ is empty, and
- * destroy ordering.
+ * SRQ limit event once per arming, RNR NAKs while the SRQ is empty, the
+ * SRQ's own PD for its receive WQEs, and destroy ordering.
  *
  * The server half owns the SRQ and its QPs; the client half sends. Each
  * message carries its pattern seed as immediate data, so the server can
@@ -275,6 +275,53 @@ static int rnr_server(struct vt *t)
 	return vt_sync(t);
 }
 
+/* --- the SRQ's PD ---------------------------------------------------------- */
+
+/* Message 0 lands; message 1 meets a receive its SRQ's PD does not own. */
+static int srq_pd_client(struct vt *t)
+{
+	struct vt_buf *buf = vt_buf(t, SRQ_LEN, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_sge sge;
+	struct ibv_send_wr wr;
+	struct vt_ep ep;
+
+	if (!buf || srq_eps(t, &ep, 1, NULL) || srq_send(t, &ep, buf, 0, 0) || vt_sync(t))
+		return -1;
+	sge = vt_sge(buf, 0, SRQ_LEN);
+	wr = vt_wr(IBV_WR_SEND_WITH_IMM, 1, &sge, 1, IBV_SEND_SIGNALED);
+	wr.imm_data = htobe32(srq_seed(0, 1));
+	if (vt_post_send(t, &ep, &wr) ||
+	    vt_expect_wc(t, ep.scq, 1, IBV_WC_REM_OP_ERR, NULL, "SEND into a foreign lkey"))
+		return -1;
+	return vt_sync(t);
+}
+
+/*
+ * The SRQ and its buffer on a PD of their own, the QP on the test's: a
+ * receive WQE belongs to its SRQ, so its lkeys are checked against the
+ * SRQ's PD. An MR of that PD receives; an MR of the QP's PD is a local
+ * protection error (the sender sees a remote operational error).
+ */
+static int srq_pd_server(struct vt *t)
+{
+	struct ibv_pd *srq_pd = vt_pd(t);
+	struct vt_buf *mine = srq_pd ? vt_buf_pd(t, srq_pd, SRQ_LEN, IBV_ACCESS_LOCAL_WRITE) : NULL;
+	struct vt_buf *qps = vt_buf(t, SRQ_LEN, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_srq *srq = srq_pd ? vt_srq_pd(t, srq_pd, SRQ_WQES, 1) : NULL;
+	struct vt_ep ep;
+	struct ibv_wc wc;
+
+	if (!mine || !qps || !srq || srq_post(t, srq, mine, 0, 1) || srq_eps(t, &ep, 1, srq))
+		return -1;
+	if (vt_expect_wc(t, ep.rcq, 0, IBV_WC_SUCCESS, &wc, "receive into the SRQ's PD") ||
+	    vt_check(t, mine->p, SRQ_LEN, srq_seed(0, 0), "SRQ receive") || vt_sync(t))
+		return -1;
+	if (srq_post(t, srq, qps, 0, 1) ||
+	    vt_expect_wc(t, ep.rcq, 0, IBV_WC_LOC_PROT_ERR, NULL, "receive into the QP's PD"))
+		return -1;
+	return vt_sync(t);
+}
+
 /* --- destroy ordering ------------------------------------------------------ */
 
 static int destroy_busy_client(struct vt *t)
@@ -318,6 +365,8 @@ const struct vt_case vt_srq_cases[] = {
 	  limit_client, limit_server, NULL },
 	{ "srq_rnr_empty", "empty SRQ: RNR, no completion; a post lets the SEND in",
 	  rnr_client, rnr_server, NULL },
+	{ "srq_pd", "SRQ receive WQEs use the SRQ's PD, not the QP's",
+	  srq_pd_client, srq_pd_server, NULL },
 	{ "srq_destroy_busy", "destroy_srq with a QP on it: EBUSY; after the QP: ok",
 	  destroy_busy_client, destroy_busy_server, NULL },
 	{ NULL, NULL, NULL, NULL, NULL },

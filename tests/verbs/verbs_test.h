@@ -147,6 +147,8 @@ struct ibv_cq_ex *vt_cq_ex(struct vt *t, int cqe, struct ibv_comp_channel *ch,
 struct ibv_qp *vt_qp_ex(struct vt *t, struct ibv_qp_init_attr_ex *ia);
 struct ibv_ah *vt_ah(struct vt *t, struct ibv_pd *pd, struct ibv_ah_attr *attr);
 struct ibv_srq *vt_srq(struct vt *t, uint32_t max_wr, uint32_t max_sge);
+struct ibv_srq *vt_srq_pd(struct vt *t, struct ibv_pd *pd, uint32_t max_wr,
+			  uint32_t max_sge);
 int vt_destroy(struct vt *t, void *p);
 
 uint64_t vt_rand(struct vt *t);

@@ -359,8 +359,8 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp, const struct sroce_hdrs *
 		sroce_comp_retry_now(qp);
 		return;
 	}
-	err = sroce_sge_copy(qp, swqe->sge, swqe->num_sge, 0, &orig,
-			     sizeof(orig), SROCE_COPY_TO_MR);
+	err = sroce_sge_copy(qp, qp->ibqp.pd, swqe->sge, swqe->num_sge, 0,
+			     &orig, sizeof(orig), SROCE_COPY_TO_MR);
 	swqe->status = err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 	swqe->state = SROCE_SWQE_DONE;
 	sroce_comp_progress(qp, sroce_psn_add(h->bth.psn, 1));
@@ -399,8 +399,9 @@ static void sroce_comp_read_response(struct sroce_qp *qp,
 		sroce_swqe_fail(swqe, IB_WC_BAD_RESP_ERR);
 		return;
 	}
-	err = sroce_sge_copy(qp, swqe->sge, swqe->num_sge, swqe->sent,
-			     (void *)payload, h->payload_len, SROCE_COPY_TO_MR);
+	err = sroce_sge_copy(qp, qp->ibqp.pd, swqe->sge, swqe->num_sge,
+			     swqe->sent, (void *)payload, h->payload_len,
+			     SROCE_COPY_TO_MR);
 	if (err) {
 		sroce_swqe_fail(swqe, err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
 					     IB_WC_LOC_PROT_ERR);
@@ -539,8 +540,9 @@ bool sroce_comp_rcv_run(struct sroce_qp *qp, const struct sroce_hdrs *first,
 
 	spin_lock_bh(&qp->lock);
 	swqe = sroce_comp_run_swqe(qp, first, last, len);
-	if (!swqe || sroce_sge_copy(qp, swqe->sge, swqe->num_sge, swqe->sent,
-				    (void *)payload, len, SROCE_COPY_TO_MR))
+	if (!swqe || sroce_sge_copy(qp, qp->ibqp.pd, swqe->sge, swqe->num_sge,
+				    swqe->sent, (void *)payload, len,
+				    SROCE_COPY_TO_MR))
 		goto out;
 	taken = true;
 	if (last->op->flags & SROCE_OPF_AETH)

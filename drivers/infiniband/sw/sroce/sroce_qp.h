@@ -326,6 +326,15 @@ static inline bool sroce_qp_is_ud(const struct sroce_qp *qp)
 	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
 }
 
+/*
+ * The PD a receive WQE's lkeys must belong to: a QP on an SRQ takes the
+ * SRQ's WQEs, which belong to the SRQ's PD (the QP's may differ).
+ */
+static inline struct ib_pd *sroce_qp_recv_pd(const struct sroce_qp *qp)
+{
+	return qp->ibqp.srq ? qp->ibqp.srq->pd : qp->ibqp.pd;
+}
+
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct sroce_qp, ibqp);

@@ -347,8 +347,8 @@ int sroce_req_gather(struct sroce_qp *qp, struct sroce_swqe *swqe,
 		memcpy(dst, swqe->inline_data + offset, len);
 		return 0;
 	}
-	return sroce_sge_copy(qp, swqe->sge, swqe->num_sge, offset, dst, len,
-			      SROCE_COPY_FROM_MR);
+	return sroce_sge_copy(qp, qp->ibqp.pd, swqe->sge, swqe->num_sge, offset,
+			      dst, len, SROCE_COPY_FROM_MR);
 }
 
 /*

@@ -232,9 +232,9 @@ static enum sroce_resp_result sroce_resp_send_op(struct sroce_qp *qp,
 		sroce_resp_complete_rwqe(qp, h, IB_WC_LOC_LEN_ERR);
 		return SROCE_RESP_NAK_INVALID;
 	}
-	err = sroce_sge_copy(qp, qp->rwqe.sge, qp->rwqe.num_sge,
-			     qp->rwqe_offset, (void *)payload, h->payload_len,
-			     SROCE_COPY_TO_MR);
+	err = sroce_sge_copy(qp, sroce_qp_recv_pd(qp), qp->rwqe.sge,
+			     qp->rwqe.num_sge, qp->rwqe_offset, (void *)payload,
+			     h->payload_len, SROCE_COPY_TO_MR);
 	if (err) {
 		sroce_resp_complete_rwqe(qp, h, IB_WC_LOC_PROT_ERR);
 		return SROCE_RESP_NAK_OPERATIONAL;
@@ -801,9 +801,9 @@ static bool sroce_resp_run_place(struct sroce_qp *qp, const struct sroce_hdrs *f
 	struct sroce_mr *mr;
 
 	if (first->op->flags & SROCE_OPF_SEND)
-		return !sroce_sge_copy(qp, qp->rwqe.sge, qp->rwqe.num_sge,
-				       qp->rwqe_offset, (void *)payload, len,
-				       SROCE_COPY_TO_MR);
+		return !sroce_sge_copy(qp, sroce_qp_recv_pd(qp), qp->rwqe.sge,
+				       qp->rwqe.num_sge, qp->rwqe_offset,
+				       (void *)payload, len, SROCE_COPY_TO_MR);
 	mr = sroce_resp_target(qp, qp->resp_write_rkey, qp->resp_write_va, len,
 			       IB_ACCESS_REMOTE_WRITE);
 	if (IS_ERR(mr))

@@ -20,9 +20,9 @@ s64 sroce_sge_total(const struct sroce_sge *sge, u32 num_sge)
 	return total > SROCE_MAX_MSG_SIZE ? -EINVAL : (s64)total;
 }
 
-static int sroce_sge_copy_one(struct sroce_qp *qp, const struct sroce_sge *sge,
-			      u32 offset, void *buf, u32 len,
-			      enum sroce_copy_dir dir)
+static int sroce_sge_copy_one(struct sroce_qp *qp, struct ib_pd *pd,
+			      const struct sroce_sge *sge, u32 offset, void *buf,
+			      u32 len, enum sroce_copy_dir dir)
 {
 	int access = dir == SROCE_COPY_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
 	struct sroce_mr *mr;
@@ -31,16 +31,16 @@ static int sroce_sge_copy_one(struct sroce_qp *qp, const struct sroce_sge *sge,
 	mr = sroce_mr_get(qp->sdev, sge->lkey);
 	if (!mr)
 		return -EINVAL;
-	err = sroce_mr_check(mr, qp->ibqp.pd, sge->addr + offset, len, access);
+	err = sroce_mr_check(mr, pd, sge->addr + offset, len, access);
 	if (!err)
 		sroce_mr_copy(mr, sge->addr + offset, buf, len, dir);
 	sroce_mr_put(mr);
 	return err;
 }
 
-int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
-		   u32 num_sge, u32 offset, void *buf, u32 len,
-		   enum sroce_copy_dir dir)
+int sroce_sge_copy(struct sroce_qp *qp, struct ib_pd *pd,
+		   const struct sroce_sge *sge, u32 num_sge, u32 offset,
+		   void *buf, u32 len, enum sroce_copy_dir dir)
 {
 	u32 i;
 	int err;
@@ -53,7 +53,7 @@ int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
 			continue;
 		}
 		chunk = min(len, sge[i].length - offset);
-		err = sroce_sge_copy_one(qp, &sge[i], offset, buf, chunk, dir);
+		err = sroce_sge_copy_one(qp, pd, &sge[i], offset, buf, chunk, dir);
 		if (err)
 			return err;
 		buf += chunk;

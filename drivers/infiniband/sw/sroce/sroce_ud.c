@@ -434,15 +434,16 @@ static bool sroce_ud_rcv_ok_locked(struct sroce_qp *qp,
 static void sroce_ud_place_locked(struct sroce_qp *qp, struct sk_buff *skb,
 				  const struct sroce_hdrs *h)
 {
+	struct ib_pd *pd = sroce_qp_recv_pd(qp);
 	u8 grh[SROCE_GRH_BYTES];
 	int err;
 
 	lockdep_assert_held(&qp->lock);
 	sroce_ud_grh(skb, grh);
-	err = sroce_sge_copy(qp, qp->rwqe.sge, qp->rwqe.num_sge, 0, grh,
+	err = sroce_sge_copy(qp, pd, qp->rwqe.sge, qp->rwqe.num_sge, 0, grh,
 			     sizeof(grh), SROCE_COPY_TO_MR);
 	if (!err)
-		err = sroce_sge_copy(qp, qp->rwqe.sge, qp->rwqe.num_sge,
+		err = sroce_sge_copy(qp, pd, qp->rwqe.sge, qp->rwqe.num_sge,
 				     SROCE_GRH_BYTES, skb->data + h->op->hdr_len,
 				     h->payload_len, SROCE_COPY_TO_MR);
 	if (err) {
