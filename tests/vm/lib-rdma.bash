@@ -354,7 +354,7 @@ perftest_loopback() {
 	local tool=$1 kind=$2 tag server=127.0.0.1
 
 	shift 2
-	case " $* " in *" -R "*) server=$SROCE_IP ;; esac
+	if perf_uses_rdma_cm "$@"; then server=$SROCE_IP; fi
 	next_port
 	tag=$tool-$PERF_PORT
 	start_server "$tag.server" "$PERF_PORT" "$tool" -d "$RDMA_DEV" -x "$GID_INDEX" -F \
@@ -367,6 +367,12 @@ perftest_loopback() {
 	check_perf "$tag.client" "$kind" $(perf_sizes "$tool" "$@")
 }
 
+# perf_uses_rdma_cm ARGS...: a perftest run with ARGS connects through rdma_cm (-R).
+perf_uses_rdma_cm() {
+	case " $* " in *" -R "*) return 0 ;; esac
+	return 1
+}
+
 # cm_connect_hold ARGS...: CM_HOLD, the words that run a perftest client
 # with ARGS: with -R its second rdma_connect() is held a second, as perftest
 # 4.5's -R client can outrun its server's second listen and then crashes in
@@ -374,7 +380,7 @@ perftest_loopback() {
 CM_CONNECT_DELAY_SO=$SROCE_TOP/build/verbs/sroce_cm_connect_delay.so
 cm_connect_hold() {
 	CM_HOLD=()
-	case " $* " in *" -R "*) ;; *) return 0 ;; esac
+	perf_uses_rdma_cm "$@" || return 0
 	[ -e "$CM_CONNECT_DELAY_SO" ] ||
 		fail "$CM_CONNECT_DELAY_SO not built (make -C tests/verbs O=\$PWD/build/verbs)"
 	CM_HOLD=(env "LD_PRELOAD=$CM_CONNECT_DELAY_SO")
