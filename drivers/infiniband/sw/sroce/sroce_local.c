@@ -54,6 +54,7 @@
 #include "sroce_net.h"
 #include "sroce_proto.h"
 #include "sroce_qp.h"
+#include "sroce_recv.h"
 #include "sroce_seg.h"
 #include "sroce_stats.h"
 #include "sroce_tx.h"

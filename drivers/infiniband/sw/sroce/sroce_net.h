@@ -56,7 +56,6 @@ struct sk_buff *sroce_pkt_alloc(unsigned int transport_len);
 int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb);
 int sroce_pkt_xmit_av(struct sroce_dev *sdev, const struct sroce_av *av,
 		      u16 src_port, struct sk_buff *skb);
-void sroce_rcv_local(struct sk_buff *skb);
 
 int sroce_net_get(void);
 void sroce_net_put(void);
