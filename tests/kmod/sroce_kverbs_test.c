@@ -25,10 +25,12 @@
 
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/if_vlan.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
+#include <net/ipv6.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
@@ -1309,6 +1311,38 @@ static int kv_ud_post_send(struct kv_ud *u, struct kv_wait *w, u32 qkey)
 	return ib_post_send(u->a, &wr.wr, NULL);
 }
 
+/*
+ * What ib_core reads from a UD receive to answer it: the network header's
+ * type, and the VLAN of the GID the datagram was sent to (a GID on a VLAN
+ * netdev is found by that VLAN ID alone).
+ */
+static int kv_ud_check_network(const struct ib_wc *wc)
+{
+	enum rdma_network_type want =
+		ipv6_addr_v4mapped((const struct in6_addr *)kv_gid.raw) ?
+		RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+	const struct ib_gid_attr *attr;
+	u16 vlan_id = 0xffff;
+	u8 smac[ETH_ALEN];
+	int err;
+
+	KV_CHECK((wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE) &&
+		 wc->network_hdr_type == want);
+	attr = rdma_get_gid_attr(kv_dev, 1, gid_index);
+	if (IS_ERR(attr))
+		return PTR_ERR(attr);
+	err = rdma_read_gid_l2_fields(attr, &vlan_id, smac);
+	rdma_put_gid_attr(attr);
+	if (err)
+		return err;
+	if (vlan_id < VLAN_N_VID)
+		KV_CHECK((wc->wc_flags & IB_WC_WITH_VLAN) &&
+			 wc->vlan_id == vlan_id);
+	else
+		KV_CHECK(!(wc->wc_flags & IB_WC_WITH_VLAN));
+	return 0;
+}
+
 /* The receive completion and buffer of one datagram from a, byte for byte. */
 static int kv_ud_check_recv(struct kv_ud *u, const struct kv_wait *rw)
 {
@@ -1325,6 +1359,9 @@ static int kv_ud_check_recv(struct kv_ud *u, const struct kv_wait *rw)
 	KV_CHECK(wc->src_qp == u->a->qp_num);
 	KV_CHECK(wc->pkey_index == 0);
 	KV_CHECK(!memcmp(u->dst + KV_GRH, u->src, KV_UD_MSG));
+	err = kv_ud_check_network(wc);
+	if (err)
+		return err;
 	/* What ib_cm does with a request: answer where the GRH says it came from. */
 	err = ib_init_ah_attr_from_wc(kv_dev, 1, wc, (const struct ib_grh *)u->dst,
 				      &from);

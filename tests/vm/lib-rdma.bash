@@ -727,6 +727,30 @@ rdma_server_pair() {
 	expect_cm_sent "$where" server rep 1
 }
 
+# --- kernel consumers' verbs ---------------------------------------------------
+
+KVERBS_KMOD=$(dirname "${SROCE_KO:-.}")/kmod/sroce_kverbs_test.ko
+
+# run_kverbs_cases: the test module's cases (tests/kmod/sroce_kverbs_test.c)
+# against RDMA_DEV through GID_INDEX, one KTAP line each; every one ok.
+run_kverbs_cases() {
+	local ktap plan oks rc=0
+
+	[ -f "$KVERBS_KMOD" ] || fail "$KVERBS_KMOD not built (make modules-all)"
+	dmesg -c > /dev/null
+	run insmod "$KVERBS_KMOD" dev="$RDMA_DEV" gid_index="$GID_INDEX" || rc=$?
+	ktap=$(dmesg | sed -n 's/.*sroce_kverbs_test: //p')
+	echo "$ktap"
+	[ "$rc" = 0 ] || fail "insmod failed (status $rc): a case failed"
+	run rmmod sroce_kverbs_test
+	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' <<< "$ktap")
+	oks=$(grep -c '^ok ' <<< "$ktap" || true)
+	[ -n "$plan" ] && [ "$plan" -gt 0 ] || fail "no KTAP plan line"
+	! grep -q '^not ok ' <<< "$ktap" || fail "a case failed"
+	[ "$oks" = "$plan" ] || fail "$oks of $plan cases reported ok"
+	log "all $plan kernel-verbs cases ok (GID index $GID_INDEX)"
+}
+
 # --- the integrity program -----------------------------------------------------------
 
 require_verbs_test() {

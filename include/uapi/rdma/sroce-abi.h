@@ -251,12 +251,20 @@ enum sroce_wc_opcode {
 };
 
 /*
- * Completion flags: the values of enum ibv_wc_flags. UD receives carry
- * SROCE_WC_GRH: the buffer starts with the 40-byte GRH area (below).
+ * Completion flags: the low ones are the values of enum ibv_wc_flags. UD
+ * receives carry SROCE_WC_GRH: the buffer starts with the 40-byte GRH area
+ * (below). Above every ibv_wc_flags bit, two flags of UD receives that
+ * only the kernel's ib_wc has room for (the provider masks them off):
+ * SROCE_WC_NET_IPV4, the packet came over IPv4 (else IPv6); and
+ * SROCE_WC_WITH_VLAN, it was addressed to a VLAN netdev whose ID is in
+ * @vlan_id. ib_core answers a kernel UD packet (ib_cm's and rdma_cm's
+ * replies) from the GID of that VLAN only if it knows the VLAN ID.
  */
 #define SROCE_WC_GRH			(1U << 0)
 #define SROCE_WC_WITH_IMM		(1U << 1)
 #define SROCE_WC_WITH_INV		(1U << 3)
+#define SROCE_WC_NET_IPV4		(1U << 24)
+#define SROCE_WC_WITH_VLAN		(1U << 25)
 
 /*
  * struct sroce_cqe - one completion queue entry (64 bytes)
@@ -275,6 +283,10 @@ enum sroce_wc_opcode {
  *	SRQ, a receive's index is the SRQ ring's and retires nothing
  *	("Shared receive queues" below)
  * @is_recv: 1 if @wqe_index counts the receive queue, 0 the send queue
+ * @sl: service level of a receive (always 0)
+ * @pkey_index: P_Key index of a receive (always 0)
+ * @vlan_id: VLAN ID of a UD receive (SROCE_WC_WITH_VLAN), else 0
+ * @reserved16: @reserved: zero
  */
 struct sroce_cqe {
 	__aligned_u64 wr_id;
@@ -293,7 +305,9 @@ struct sroce_cqe {
 	__u8 is_recv;
 	__u8 sl;
 	__u16 pkey_index;
-	__u32 reserved[4];
+	__u16 vlan_id;
+	__u16 reserved16;
+	__u32 reserved[3];
 };
 
 /*

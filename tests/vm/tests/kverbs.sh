@@ -16,26 +16,12 @@
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
-KMOD=$(dirname "$SROCE_KO")/kmod/sroce_kverbs_test.ko
-[ -f "$KMOD" ] || fail "$KMOD not built (make modules-all)"
 require_verbs_test
 
 rdma_setup "${1:-}"
-dmesg -c > /dev/null
-rc=0
-run insmod "$KMOD" dev="$RDMA_DEV" gid_index="$GID_INDEX" || rc=$?
-ktap=$(dmesg | sed -n 's/.*sroce_kverbs_test: //p')
-echo "$ktap"
-[ "$rc" = 0 ] || fail "insmod failed (status $rc): a case failed"
-run rmmod sroce_kverbs_test
-plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' <<< "$ktap")
-oks=$(grep -c '^ok ' <<< "$ktap" || true)
-[ -n "$plan" ] && [ "$plan" -gt 0 ] || fail "no KTAP plan line"
-! grep -q '^not ok ' <<< "$ktap" || fail "a case failed"
-[ "$oks" = "$plan" ] || fail "$oks of $plan cases reported ok"
-log "all $plan kernel-verbs cases ok"
+run_kverbs_cases
 
-run insmod "$KMOD" dev="$RDMA_DEV" gid_index="$GID_INDEX" hold_pd=1 ||
+run insmod "$KVERBS_KMOD" dev="$RDMA_DEV" gid_index="$GID_INDEX" hold_pd=1 ||
 	fail "insmod hold_pd=1 failed"
 key=$(cat /sys/module/sroce_kverbs_test/parameters/held_lkey)
 log "kernel PD's DMA key: $key"

@@ -396,6 +396,21 @@ static int sroce_wc_flags(u32 flags)
 	       (flags & SROCE_WC_GRH ? IB_WC_GRH : 0);
 }
 
+/* A UD receive's network header type and VLAN (sroce-abi.h). */
+static void sroce_cqe_to_wc_network(const struct sroce_cqe *cqe,
+				    struct ib_wc *wc)
+{
+	if (!(cqe->wc_flags & SROCE_WC_GRH))
+		return;
+	wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+	wc->network_hdr_type = cqe->wc_flags & SROCE_WC_NET_IPV4 ?
+			       RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+	if (cqe->wc_flags & SROCE_WC_WITH_VLAN) {
+		wc->wc_flags |= IB_WC_WITH_VLAN;
+		wc->vlan_id = cqe->vlan_id;
+	}
+}
+
 /*
  * The engine writes enum ib_wc_status and ib_wc_opcode values into CQEs
  * (they are libibverbs' too, sroce-abi.h); a kernel consumer gets them as
@@ -423,6 +438,7 @@ static void sroce_cqe_to_wc(const struct sroce_cqe *cqe, struct ib_qp *ibqp,
 		wc->ex.imm_data = cqe->imm_data;
 	wc->src_qp = cqe->src_qp;
 	wc->wc_flags = sroce_wc_flags(cqe->wc_flags);
+	sroce_cqe_to_wc_network(cqe, wc);
 	wc->pkey_index = cqe->pkey_index;
 	wc->sl = cqe->sl;
 	wc->port_num = 1;

@@ -20,6 +20,7 @@
 
 #include "sroce_hdr.h"
 
+struct sroce_cqe;
 struct sroce_qp;
 struct sroce_queue;
 struct sroce_rwqe;
@@ -78,8 +79,7 @@ void sroce_rq_flush_locked(struct sroce_qp *qp);
 int sroce_resp_fetch_rwqe(struct sroce_qp *qp);
 int sroce_rwqe_take(struct sroce_queue *q, u32 max_sge, struct sroce_rwqe *rwqe);
 void sroce_resp_post_rwqe_cqe(struct sroce_qp *qp, const struct sroce_hdrs *h,
-			      enum ib_wc_status status, u32 byte_len,
-			      u32 src_qp, u32 wc_flags);
+			      struct sroce_cqe *cqe);
 void sroce_resp_reset_locked(struct sroce_qp *qp);
 
 #if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)

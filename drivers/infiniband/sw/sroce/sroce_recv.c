@@ -10,7 +10,6 @@
  * numbers are unique across sroce devices, so the destination QP alone
  * finds the target, whichever netdev (or loopback) the packet came in on.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
@@ -68,7 +67,7 @@ static bool sroce_rcv_pkey_ok(u16 pkey)
  * host arrive on the loopback device; the owner of their destination
  * address is then the device they were sent to. Caller holds RCU.
  */
-static struct net_device *sroce_rcv_netdev(struct sk_buff *skb)
+struct net_device *sroce_rcv_netdev(struct sk_buff *skb)
 {
 	struct net_device *ndev = skb->dev;
 

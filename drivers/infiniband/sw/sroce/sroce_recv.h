@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sroce_recv.h - the two ways a RoCEv2 packet enters sroce (sroce_recv.c).
+ * sroce_recv.h - the two ways a RoCEv2 packet enters sroce (sroce_recv.c),
+ * and where it came in.
  */
 #ifndef SROCE_RECV_H
 #define SROCE_RECV_H
@@ -13,5 +14,11 @@ int sroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb);
 
 /* A packet from sroce_local_xmit(), BTH at skb->data; consumes @skb. */
 void sroce_rcv_local(struct sk_buff *skb);
+
+/*
+ * The netdev a received packet (network header set) was addressed to, or
+ * NULL; caller holds RCU.
+ */
+struct net_device *sroce_rcv_netdev(struct sk_buff *skb);
 
 #endif /* SROCE_RECV_H */

@@ -137,47 +137,42 @@ int sroce_resp_fetch_rwqe(struct sroce_qp *qp)
  * sroce_resp_post_rwqe_cqe - complete the receive WQE in qp->rwqe
  * @qp: the QP; qp->lock held
  * @h: the packet that completes it
- * @status: the completion's status
- * @byte_len: bytes received
- * @src_qp: the sender's QP
- * @wc_flags: SROCE_WC_* beyond WITH_IMM, which @h decides
+ * @cqe: what the caller knows filled in (status, byte_len, src_qp, and
+ *	wc_flags and vlan_id beyond what @h decides); the rest is set here
  */
 void sroce_resp_post_rwqe_cqe(struct sroce_qp *qp, const struct sroce_hdrs *h,
-			      enum ib_wc_status status, u32 byte_len,
-			      u32 src_qp, u32 wc_flags)
+			      struct sroce_cqe *cqe)
 {
-	struct sroce_cqe cqe = {
-		.wr_id = qp->rwqe.wr_id,
-		.status = status,
-		.opcode = (h->op->flags & SROCE_OPF_WRITE) ?
-			  SROCE_WC_RECV_RDMA_WITH_IMM : SROCE_WC_RECV,
-		.byte_len = byte_len,
-		.qp_num = qp->ibqp.qp_num,
-		.src_qp = src_qp,
-		.wc_flags = wc_flags,
-		.wqe_index = qp->rwqe.index,
-		.is_recv = 1,
-	};
-
+	cqe->wr_id = qp->rwqe.wr_id;
+	cqe->opcode = (h->op->flags & SROCE_OPF_WRITE) ?
+		      SROCE_WC_RECV_RDMA_WITH_IMM : SROCE_WC_RECV;
+	cqe->qp_num = qp->ibqp.qp_num;
+	cqe->wqe_index = qp->rwqe.index;
+	cqe->is_recv = 1;
 	if (h->op->flags & SROCE_OPF_IMMDT) {
-		cqe.imm_data = h->imm;
-		cqe.wc_flags |= SROCE_WC_WITH_IMM;
+		cqe->imm_data = h->imm;
+		cqe->wc_flags |= SROCE_WC_WITH_IMM;
 	}
 	/* The ULP learns which of its keys the peer invalidated. */
-	if ((h->op->flags & SROCE_OPF_IETH) && status == IB_WC_SUCCESS) {
-		cqe.invalidated_rkey = h->ieth_rkey;
-		cqe.wc_flags |= SROCE_WC_WITH_INV;
+	if ((h->op->flags & SROCE_OPF_IETH) && cqe->status == IB_WC_SUCCESS) {
+		cqe->invalidated_rkey = h->ieth_rkey;
+		cqe->wc_flags |= SROCE_WC_WITH_INV;
 	}
 	qp->rwqe_valid = false;
-	sroce_cq_post(qp->rcq, &qp->ibqp, &cqe, h->bth.solicited);
+	sroce_cq_post(qp->rcq, &qp->ibqp, cqe, h->bth.solicited);
 }
 
 static void sroce_resp_complete_rwqe(struct sroce_qp *qp,
 				     const struct sroce_hdrs *h,
 				     enum ib_wc_status status)
 {
-	sroce_resp_post_rwqe_cqe(qp, h, status, qp->rwqe_offset,
-				 qp->attr.dest_qp_num, 0);
+	struct sroce_cqe cqe = {
+		.status = status,
+		.byte_len = qp->rwqe_offset,
+		.src_qp = qp->attr.dest_qp_num,
+	};
+
+	sroce_resp_post_rwqe_cqe(qp, h, &cqe);
 }
 
 /* Make sure a receive WQE is at hand; a message's first packet takes one. */

@@ -23,7 +23,9 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/slab.h>
+#include <linux/if_vlan.h>
 #include <net/ipv6.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 
 #include "sroce.h"
@@ -33,6 +35,7 @@
 #include "sroce_proto.h"
 #include "sroce_psn.h"
 #include "sroce_qp.h"
+#include "sroce_recv.h"
 #include "sroce_sge.h"
 #include "sroce_stats.h"
 #include "sroce_ud.h"
@@ -373,12 +376,44 @@ static void sroce_ud_grh(const struct sk_buff *skb, u8 *grh)
 	}
 }
 
-static void sroce_ud_complete_recv(struct sroce_qp *qp,
+/*
+ * What ib_core needs to answer a UD packet of a kernel consumer
+ * (ib_init_ah_attr_from_wc(), how ib_cm and rdma_cm reply to a request):
+ * the network header's type, and the VLAN of the netdev the packet was
+ * addressed to, whose GID the reply must come from (a GID on a VLAN is
+ * found by its VLAN ID alone).
+ */
+static void sroce_ud_wc_network(struct sk_buff *skb, struct sroce_cqe *cqe)
+{
+	struct net_device *ndev;
+	u16 vlan_id = 0xffff;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		cqe->wc_flags |= SROCE_WC_NET_IPV4;
+	rcu_read_lock();
+	ndev = sroce_rcv_netdev(skb);
+	if (ndev)
+		vlan_id = rdma_vlan_dev_vlan_id(ndev);
+	rcu_read_unlock();
+	if (vlan_id < VLAN_N_VID) {
+		cqe->wc_flags |= SROCE_WC_WITH_VLAN;
+		cqe->vlan_id = vlan_id;
+	}
+}
+
+static void sroce_ud_complete_recv(struct sroce_qp *qp, struct sk_buff *skb,
 				   const struct sroce_hdrs *h,
 				   enum ib_wc_status status, u32 byte_len)
 {
-	sroce_resp_post_rwqe_cqe(qp, h, status, byte_len, h->deth.src_qpn,
-				 SROCE_WC_GRH);
+	struct sroce_cqe cqe = {
+		.status = status,
+		.byte_len = byte_len,
+		.src_qp = h->deth.src_qpn,
+		.wc_flags = SROCE_WC_GRH,
+	};
+
+	sroce_ud_wc_network(skb, &cqe);
+	sroce_resp_post_rwqe_cqe(qp, h, &cqe);
 }
 
 /*
@@ -386,6 +421,7 @@ static void sroce_ud_complete_recv(struct sroce_qp *qp,
  * error and a corrupt ring index fails the QP, as on RC.
  */
 static bool sroce_ud_fetch_rwqe_locked(struct sroce_qp *qp,
+				       struct sk_buff *skb,
 				       const struct sroce_hdrs *h)
 {
 	int err;
@@ -395,7 +431,7 @@ static bool sroce_ud_fetch_rwqe_locked(struct sroce_qp *qp,
 	if (!err)
 		return true;
 	if (err == -EINVAL)
-		sroce_ud_complete_recv(qp, h, IB_WC_LOC_QP_OP_ERR, 0);
+		sroce_ud_complete_recv(qp, skb, h, IB_WC_LOC_QP_OP_ERR, 0);
 	if (err != -EAGAIN)
 		sroce_qp_error_locked(qp);
 	return false;
@@ -406,7 +442,7 @@ static bool sroce_ud_fetch_rwqe_locked(struct sroce_qp *qp,
  * drop goes to. A receive WQE is fetched (and kept) only for packets that
  * passed every other check.
  */
-static bool sroce_ud_rcv_ok_locked(struct sroce_qp *qp,
+static bool sroce_ud_rcv_ok_locked(struct sroce_qp *qp, struct sk_buff *skb,
 				   const struct sroce_hdrs *h,
 				   enum sroce_stat *reason)
 {
@@ -421,7 +457,7 @@ static bool sroce_ud_rcv_ok_locked(struct sroce_qp *qp,
 		*reason = SROCE_STAT_QKEY_VIOL;
 	else if (h->payload_len > sroce_ud_mtu(qp))
 		*reason = SROCE_STAT_RCVD_UD_LEN_ERR;
-	else if (!qp->rwqe_valid && !sroce_ud_fetch_rwqe_locked(qp, h))
+	else if (!qp->rwqe_valid && !sroce_ud_fetch_rwqe_locked(qp, skb, h))
 		*reason = SROCE_STAT_RCVD_UD_NO_WQE;
 	else if (SROCE_GRH_BYTES + h->payload_len > qp->rwqe.length)
 		*reason = SROCE_STAT_RCVD_UD_LEN_ERR;
@@ -448,11 +484,11 @@ static void sroce_ud_place_locked(struct sroce_qp *qp, struct sk_buff *skb,
 				     h->payload_len, SROCE_COPY_TO_MR);
 	if (err) {
 		/* The process's own buffer is bad: as on RC, the QP fails. */
-		sroce_ud_complete_recv(qp, h, IB_WC_LOC_PROT_ERR, 0);
+		sroce_ud_complete_recv(qp, skb, h, IB_WC_LOC_PROT_ERR, 0);
 		sroce_qp_error_locked(qp);
 		return;
 	}
-	sroce_ud_complete_recv(qp, h, IB_WC_SUCCESS,
+	sroce_ud_complete_recv(qp, skb, h, IB_WC_SUCCESS,
 			       SROCE_GRH_BYTES + h->payload_len);
 }
 
@@ -472,7 +508,7 @@ void sroce_ud_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 
 	if (!local) {
 		spin_lock_bh(&qp->lock);
-		ok = sroce_ud_rcv_ok_locked(qp, h, &reason);
+		ok = sroce_ud_rcv_ok_locked(qp, skb, h, &reason);
 		if (ok)
 			sroce_ud_place_locked(qp, skb, h);
 		spin_unlock_bh(&qp->lock);
