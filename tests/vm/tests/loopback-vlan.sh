@@ -10,7 +10,8 @@
 # needs ib_cm to answer each request from the VLAN's GID, found only by
 # the VLAN ID in the request's completion. Then the kernel-verbs cases
 # through the VLAN GID: a UD receive names IPv4 and VLAN 100.
-# With "rxe" as argument the same runs on rdma_rxe.
+# With "rxe" as argument the same runs on rdma_rxe, but for the kernel-verbs
+# cases (Documentation/interop.md).
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
@@ -35,7 +36,11 @@ rdma_cm_setup
 rping_pair loopback "$VLAN_IP" 5
 ucmatose_pair loopback 2 5
 udaddy_pair loopback 2 5
-run_kverbs_cases
+if [ "$RDMA_DEV" = rxe0 ]; then
+	log "kernel-verbs cases not run on rxe: its kernel RC SENDs through a VLAN GID never complete (Documentation/interop.md)"
+else
+	run_kverbs_cases
+fi
 vlan_teardown
 trap - EXIT
 rdma_teardown
