@@ -710,6 +710,50 @@ udaddy_pair() {
 	expect_cm_sent "$where" server sidr_rep "$conns"
 }
 
+# mckey_two_hosts GROUP SENDS: multicast through rdma_cm across the link.
+# Host 0 joins GROUP with mckey and waits for SENDS datagrams; host 1 joins
+# as a sender SENDS times, one datagram each: mckey's sender posts
+# unsignaled sends and destroys its QP at once, so a device that transmits
+# after the post (rdma_rxe) gets only the first out. Both hosts call it.
+mckey_two_hosts() {
+	if [ "$SROCE_HOST" = 0 ]; then
+		mckey_receive "$@"
+	else
+		mckey_send "$@"
+	fi
+	barrier mckey-finished "$CM_TIMEOUT"
+}
+
+mckey_receive() {
+	local group=$1 sends=$2 out=mckey.receiver rc=0 pid
+
+	log "+ mckey -m $group -b $SROCE_IP -C $sends > $out &"
+	timeout "$CM_TIMEOUT" stdbuf -oL mckey -m "$group" -b "$SROCE_IP" -C "$sends" \
+		> "$out" 2>&1 &
+	pid=$!
+	wait_for 30 grep -q '^mckey: joined ' "$out" || { cat "$out"; fail "mckey did not join $group"; }
+	barrier mckey-joined
+	wait "$pid" || rc=$?
+	cat "$out"
+	[ "$rc" = 0 ] || fail "mckey receiver exited with status $rc"
+	# mckey exits 0 after a failed join too: its lines are the verdict.
+	expect_lines "$out" 1 '^data transfers complete$'
+	expect_lines "$out" 1 '^return status 0$'
+	log "host 0 ($RDMA_DEV) received $sends datagrams sent to $group"
+}
+
+mckey_send() {
+	local group=$1 sends=$2 i CMD_TIMEOUT=$CM_TIMEOUT	# run_client's
+
+	barrier mckey-joined
+	for ((i = 1; i <= sends; i++)); do
+		run_client "mckey.sender$i" stdbuf -oL mckey -m "$group" -b "$SROCE_IP" -s -C 1
+		expect_lines "mckey.sender$i" 1 '^mckey: joined '
+		expect_lines "mckey.sender$i" 1 '^data transfers complete$'
+	done
+	log "host 1 ($RDMA_DEV) sent $sends datagrams to $group"
+}
+
 # rdma_server_pair WHERE: rdma_server and rdma_client (librdmacm's
 # synchronous rdma_getaddrinfo / rdma_create_ep / rdma_connect API), one
 # connection, one message each way.

@@ -8,7 +8,9 @@
 # connects from host 1, then the other way round. In each direction rping
 # -V (4 KiB pings, each checked), ucmatose (2 RC connections) and udaddy
 # (2 UD ones through SIDR): MADs to and from the other implementation's
-# QP1, then RC and UD traffic on the QPs rdma_cm set up.
+# QP1, then RC and UD traffic on the QPs rdma_cm set up; then mckey: host
+# 1 sends 3 datagrams to a group host 0 joined, so multicast goes from
+# rxe to sroce and then from sroce to rxe.
 # By hand,
 # "vm-run --hosts 2 tests/vm/tests/two-hosts-interop-rxe-rdma-cm.sh rxe"
 # runs rxe on both hosts (interop_both_directions).
@@ -21,6 +23,7 @@ rdma_cm_traffic() {
 	rping_pair two_hosts "$(cm_server_ip)" 10 -S 4096
 	ucmatose_pair two_hosts 2 10
 	udaddy_pair two_hosts 2 10
+	mckey_two_hosts 239.198.18.2 3
 }
 
 interop_both_directions rdma_cm_traffic "$@"
