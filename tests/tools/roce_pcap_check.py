@@ -12,10 +12,14 @@ with sroce:
    guesses at upper-layer protocols inside the payload are turned off).
 
 Usage:
-  roce_pcap_check.py [--from IP[:MIN]]... [--min N] CAPTURE...
+  roce_pcap_check.py [--from IP[:MIN]]... [--opcode NAME[:MIN]]... [--min N] CAPTURE...
       --from IP:MIN  at least MIN packets (default 1) must come from IP, so a
                      test can insist on checking both what sroce sends and
                      what it receives
+      --opcode NAME:MIN  at least MIN packets (default 1) of opcode NAME as
+                     the summary line prints it (RC_SEND_FIRST, UD_SEND_ONLY,
+                     ...), or of "GSI": packets to QP 1, the MADs, so a test
+                     can insist on what the capture must hold
   roce_pcap_check.py --selftest
       the shared rdma_rxe capture must pass; copies with a payload byte
       flipped or a packet truncated must fail; a copy with a masked field
@@ -76,8 +80,12 @@ def packet_errors(ip, udp_off):
     return errors
 
 
+GSI_QPN = 1
+
+
 def python_judge(path):
-    """(packets per source, opcodes seen, error lines) of one capture."""
+    """(packets per source, opcodes seen (and "GSI": packets to QP 1), error
+    lines) of one capture."""
     sources, opcodes, errors = Counter(), Counter(), []
     for n, (linktype, frame) in enumerate(capture_records(path), 1):
         ip = frame_ip(linktype, frame)
@@ -86,9 +94,11 @@ def python_judge(path):
             continue
         ip, udp_off = found
         sources[source_of(ip)] += 1
-        if len(ip) > udp_off + 8:
+        if len(ip) >= udp_off + 8 + BTH_BYTES:
             info = opcode_info(ip[udp_off + 8])
             opcodes[info[0] if info else f"{ip[udp_off + 8]:#04x}"] += 1
+            if int.from_bytes(ip[udp_off + 8 + 5:udp_off + 8 + 8], "big") == GSI_QPN:
+                opcodes["GSI"] += 1
         errors += [f"frame {n}: {e}" for e in packet_errors(ip, udp_off)]
     return sources, opcodes, errors
 
@@ -133,7 +143,7 @@ def tshark_judge(path, expected):
     return errors
 
 
-def check(path, wanted_from, minimum, quiet=False):
+def check(path, wanted_from, minimum, quiet=False, wanted_opcodes=()):
     sources, opcodes, errors = python_judge(path)
     total = sum(sources.values())
     errors += tshark_judge(path, total)
@@ -142,6 +152,9 @@ def check(path, wanted_from, minimum, quiet=False):
     for addr, least in wanted_from:
         if sources[addr] < least:
             errors.append(f"{sources[addr]} packets from {addr}, expected at least {least}")
+    for name, least in wanted_opcodes:
+        if opcodes[name] < least:
+            errors.append(f"{opcodes[name]} {name} packets, expected at least {least}")
     if not quiet:
         for e in errors[:20]:
             print(f"  {e}")
@@ -203,7 +216,13 @@ def truncate(n, frame):
 
 
 def selftest():
-    ok = check(SAMPLE, [("198.18.0.1", 10), ("198.18.0.2", 10)], 78)
+    ok = check(SAMPLE, [("198.18.0.1", 10), ("198.18.0.2", 10)], 78,
+               wanted_opcodes=[("RC_READ_REQUEST", 6)])
+    # The RC-only sample holds no MAD: asking for one must fail.
+    no_mad = not check(SAMPLE, [], 1, quiet=True, wanted_opcodes=[("GSI", 1)])
+    print(f"selftest: --opcode GSI on an RC-only capture: judged "
+          f"{'bad' if no_mad else 'good'}: {'ok' if no_mad else 'WRONG'}")
+    ok = ok and no_mad
     tmp = tempfile.mkdtemp(prefix="roce_pcap_check.")
     try:
         cases = [("flipped payload byte", flip_payload, False),
@@ -227,6 +246,8 @@ def main():
     ap.add_argument("captures", nargs="*")
     ap.add_argument("--from", dest="wanted", action="append", default=[],
                     metavar="IP[:MIN]")
+    ap.add_argument("--opcode", dest="opcodes", action="append", default=[],
+                    metavar="NAME[:MIN]")
     ap.add_argument("--min", type=int, default=1)
     ap.add_argument("--selftest", action="store_true")
     args = ap.parse_args()
@@ -238,7 +259,12 @@ def main():
     for w in args.wanted:
         addr, _, least = w.partition(":") if w.count(":") == 1 else (w, "", "")
         wanted.append((addr, int(least or 1)))
-    results = [check(path, wanted, args.min) for path in args.captures]
+    opcodes = []
+    for o in args.opcodes:
+        name, _, least = o.partition(":")
+        opcodes.append((name, int(least or 1)))
+    results = [check(path, wanted, args.min, wanted_opcodes=opcodes)
+               for path in args.captures]
     return 0 if all(results) else 1
 
 

@@ -7,10 +7,13 @@
 # Capture of sroce (host 0) talking to rdma_rxe (host 1), each side as
 # requester and as responder: ibv_rc_pingpong with 4-packet messages, then
 # perftest READ (multi-packet responses), WRITE and ATOMIC served first by
-# sroce, then by rxe. Every packet on host 0's link, what sroce sent and
-# what rxe sent, must pass tests/tools/roce_pcap_check.py: ICRC recomputed
-# independently, consistent lengths, no tshark malformed packet or expert
-# error.
+# sroce, then by rxe; then datagrams: ibv_ud_pingpong, and rdma_cm with
+# sroce serving (rping, udaddy), i.e. CM and SIDR MADs between the two QP1s
+# and the RC and UD traffic they set up. Every packet on host 0's link,
+# what sroce sent and what rxe sent, must pass
+# tests/tools/roce_pcap_check.py: ICRC recomputed independently,
+# consistent lengths, no tshark malformed packet or expert error (tshark
+# dissects the MADs too); and the capture must hold UD datagrams and MADs.
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
@@ -50,8 +53,13 @@ wait_peer 30
 xfer 0 pingpong ibv_rc_pingpong -d "$RDMA_DEV" -g "$GID_INDEX" -s 4096 -n 10 -c
 rdma_ops 0		# sroce responds
 rdma_ops 1		# rxe responds
+xfer 0 ud-pingpong ibv_ud_pingpong -d "$RDMA_DEV" -g "$GID_INDEX" -s 512 -n 10 -c
+rdma_cm_setup
+rping_pair two_hosts "$(cm_server_ip)" 3
+udaddy_pair two_hosts 1 3
 if [ "$SROCE_HOST" = 0 ]; then
 	capture_stop
-	capture_check /tmp/interop.pcap --from "$SROCE_IP:100" --from "$SROCE_PEER_IP:100"
+	capture_check /tmp/interop.pcap --from "$SROCE_IP:100" --from "$SROCE_PEER_IP:100" \
+		--opcode UD_SEND_ONLY:20 --opcode GSI:6
 fi
 barrier checked 120
