@@ -19,6 +19,7 @@ PACKAGES=(
 	perftest rdmacm-utils python3-pyverbs tshark sparse
 	linux-source-6.1 python3 python3-matplotlib dkms
 	clang libclang-rt-14-dev
+	nvme-cli fio
 )
 
 log() { echo "setup: $*"; }
