@@ -23,7 +23,7 @@ NVMF_TRSVCID=4420
 NVMF_RAM_MIB=${NVMF_RAM_MIB:-4}
 NVMF_CTRL='' NVMF_NS=''
 NVMF_TARGET_UP=0 NVMF_MOUNTED_CONFIGFS=0 NVMF_FIO_PID=''
-NVMF_DMESG_MARK=0
+NVMF_DMESG_MARK=0 NVMF_RES_BEFORE=''
 NVMF_SUBSYS=$NVMF_CFG/subsystems/$NVMF_NQN
 NVMF_PORT_DIR=$NVMF_CFG/ports/1
 # What the kernel must not say while NVMe-oF runs (nvmf_check_dmesg).
@@ -188,11 +188,12 @@ nvmf_discover() {
 # default/read/poll queues" line; nvme-rdma caps the default and read
 # queues at the device's completion vectors and the CPUs).
 nvmf_connect() {
-	local addr=$1 queues=() out=connect.out
+	local addr=$1 queues=() out=connect.out help
 
 	shift
-	nvme connect --help 2>&1 | grep -q -- '--nr-write-queues' && queues+=(-W 1)
-	nvme connect --help 2>&1 | grep -q -- '--nr-poll-queues' && queues+=(-P 1)
+	help=$(nvme connect --help 2>&1 || true)
+	[[ $help == *--nr-write-queues* ]] && queues+=(-W 1)
+	[[ $help == *--nr-poll-queues* ]] && queues+=(-P 1)
 	# shellcheck disable=SC2046
 	run nvme connect $(nvmf_host_args "$addr") -n "$NVMF_NQN" "${queues[@]}" "$@" \
 		> "$out" 2>&1 || { cat "$out"; fail "nvme connect to $addr failed"; }
@@ -240,14 +241,52 @@ nvmf_fio_finish() {
 	! grep -qiE 'verify failed|bad (magic|header)' "$1" || fail "fio verify found bad data"
 }
 
-# nvmf_fio_verify OUT MIB: randwrite MIB MiB with crc32c verify headers,
-# then read everything back and check it.
-NVMF_FIO_VERIFY=(--name=verify --direct=1 --ioengine=libaio --iodepth=16
-	--rw=randwrite --bs=4k --verify=crc32c --verify_fatal=1 --do_verify=1)
+# fio options: random 4 KiB writes with crc32c verify headers, each
+# block read back and checked once all are written; NVMF_FIO_AIO is a job
+# at queue depth 16, NVMF_FIO_POLLED one whose every I/O is polled for
+# (RWF_HIPRI: the controller's poll queue, whose CQ nvme-rdma polls
+# itself, IB_POLL_DIRECT).
+NVMF_FIO_COMMON=(--direct=1 --rw=randwrite --bs=4k --verify=crc32c --verify_fatal=1
+	--do_verify=1)
+NVMF_FIO_AIO=(--name=aio --ioengine=libaio --iodepth=16)
+NVMF_FIO_POLLED=(--name=polled --ioengine=pvsync2 --hipri=1)
+
+# nvmf_fio_verify OUT MIB: MIB MiB verified, the first half by the AIO
+# job, the second by the polled one, side by side.
 nvmf_fio_verify() {
-	nvmf_fio_start "$1" "${NVMF_FIO_VERIFY[@]}" --size="$2M"
+	local half=$(($2 * 512))
+
+	nvmf_fio_start "$1" "${NVMF_FIO_COMMON[@]}" --size="${half}k" \
+		"${NVMF_FIO_AIO[@]}" --offset=0 "${NVMF_FIO_POLLED[@]}" --offset="${half}k"
 	nvmf_fio_finish "$1"
-	log "fio: $2 MiB random writes verified (crc32c)"
+	log "fio: $2 MiB of random writes verified (crc32c), half of them polled"
+}
+
+# --- two hosts ----------------------------------------------------------------
+
+# nvmf_across_link MIB: one connection across the link, host 0 the target
+# on its RDMA_DEV, host 1 the host (nvmf_connect, nvmf_fio_verify MIB);
+# both hosts call it. Each host's RDMA_DEV must hold what it held before
+# the connection afterwards; the target is down again.
+nvmf_across_link() {
+	local counts
+
+	NVMF_RAM_MIB=$1
+	counts=$(nvmf_res_but_cq "$RDMA_DEV")
+	[ "$SROCE_HOST" = 1 ] || nvmf_target_up "$SROCE_IP"
+	barrier nvmf-target-up
+	[ "$SROCE_HOST" = 0 ] || nvmf_discover "$SROCE_PEER_IP"
+	barrier nvmf-discovered
+	nvmf_res_settle "$RDMA_DEV" "$counts"
+	barrier nvmf-settled
+	if [ "$SROCE_HOST" = 1 ]; then
+		nvmf_connect "$SROCE_PEER_IP"
+		nvmf_fio_verify fio.out "$1"
+		nvmf_disconnect
+	fi
+	barrier nvmf-disconnected 240
+	nvmf_expect_res "$RDMA_DEV"
+	nvmf_target_down
 }
 
 # --- state --------------------------------------------------------------------
@@ -259,18 +298,40 @@ nvmf_res() {
 }
 
 nvmf_res_is() { [ "$(nvmf_res "$1")" = "$2" ]; }
+nvmf_res_but_cq() { nvmf_res "$1" | sed 's/ cq [0-9]*//'; }
+nvmf_res_but_cq_is() { [ "$(nvmf_res_but_cq "$1")" = "$2" ]; }
 
-# nvmf_expect_res DEV COUNTS: DEV's resource counts come back to COUNTS
+# nvmf_res_log DEV: its QPs, CQs, MRs and rdma_cm IDs, for a failure.
+nvmf_res_log() {
+	rdma res show qp link "$1/1" || true
+	rdma res show cq dev "$1" || true
+	rdma res show mr dev "$1" || true
+	rdma res show cm_id || true
+}
+
+# nvmf_res_settle DEV COUNTS: after a first connection (discovery) is
+# gone, DEV holds COUNTS (nvmf_res_but_cq before it) again; not counted
+# are its CQs: the
+# first connection makes ib_core's shared CQs (ib_cq_pool_get), which
+# live as long as the device. Sets NVMF_RES_BEFORE to DEV's counts then:
+# what every later disconnect must come back to.
+nvmf_res_settle() {
+	if ! wait_for "$WAIT" nvmf_res_but_cq_is "$1" "$2"; then
+		nvmf_res_log "$1"
+		fail "$1 holds '$(nvmf_res "$1")' after discovery, before it '$2' (but CQs)"
+	fi
+	NVMF_RES_BEFORE=$(nvmf_res "$1")
+	log "$1 before connecting: $NVMF_RES_BEFORE"
+}
+
+# nvmf_expect_res DEV: DEV's resource counts come back to NVMF_RES_BEFORE
 # (the release of nvmet-rdma's queues and device is asynchronous).
 nvmf_expect_res() {
-	if ! wait_for "$WAIT" nvmf_res_is "$1" "$2"; then
-		rdma res show qp link "$1/1" || true
-		rdma res show cq dev "$1" || true
-		rdma res show mr dev "$1" || true
-		rdma res show cm_id || true
-		fail "$1 holds '$(nvmf_res "$1")', before connecting '$2'"
+	if ! wait_for "$WAIT" nvmf_res_is "$1" "$NVMF_RES_BEFORE"; then
+		nvmf_res_log "$1"
+		fail "$1 holds '$(nvmf_res "$1")', before connecting '$NVMF_RES_BEFORE'"
 	fi
-	log "$1 back to its resources before connecting: $2"
+	log "$1 back to its resources before connecting: $NVMF_RES_BEFORE"
 }
 
 # The kernel log since nvmf_dmesg_mark (the ring holds only this test's
@@ -289,9 +350,15 @@ nvmf_check_dmesg() {
 	[ -z "$bad" ] || { echo "$bad"; fail "nvme-rdma or nvmet-rdma complained"; }
 }
 
-# nvmf_unload: the host's and the target's modules.
+# nvmf_unload: the host's and the target's modules, those loaded.
+NVMF_MODULES="nvme_rdma nvme_fabrics nvmet_rdma nvmet brd"
 nvmf_unload() {
-	run rmmod nvme-rdma nvme-fabrics nvmet-rdma nvmet brd
+	local m loaded=()
+
+	for m in $NVMF_MODULES; do
+		[ -d "/sys/module/$m" ] && loaded+=("$m")
+	done
+	[ ${#loaded[@]} = 0 ] || run rmmod "${loaded[@]}"
 }
 
 # nvmf_cleanup: for trap EXIT. Never fails: the test's verdict stands.
@@ -305,6 +372,6 @@ nvmf_cleanup() {
 	fi
 	[ -z "$NVMF_FIO_PID" ] || wait "$NVMF_FIO_PID" 2>/dev/null
 	nvmf_target_down 2>/dev/null
-	rmmod nvme-rdma nvme-fabrics nvmet-rdma nvmet brd 2>/dev/null
+	nvmf_unload > /dev/null 2>&1
 	return 0
 }
