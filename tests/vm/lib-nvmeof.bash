@@ -23,7 +23,7 @@ NVMF_TRSVCID=4420
 NVMF_RAM_MIB=${NVMF_RAM_MIB:-4}
 NVMF_CTRL='' NVMF_NS=''
 NVMF_TARGET_UP=0 NVMF_MOUNTED_CONFIGFS=0 NVMF_FIO_PID=''
-NVMF_DMESG_MARK=0 NVMF_RES_BEFORE=''
+NVMF_DMESG_MARK=0 NVMF_RES_BEFORE='' NVMF_POLL_QUEUES=0
 NVMF_SUBSYS=$NVMF_CFG/subsystems/$NVMF_NQN
 NVMF_PORT_DIR=$NVMF_CFG/ports/1
 # What the kernel must not say while NVMe-oF runs (nvmf_check_dmesg).
@@ -188,9 +188,10 @@ nvmf_discover() {
 # default/read/poll queues" line; nvme-rdma caps the default and read
 # queues at the device's completion vectors and the CPUs).
 nvmf_connect() {
-	local addr=$1 queues=() out=connect.out help
+	local addr=$1 queues=() out=connect.out help mark
 
 	shift
+	mark=$(dmesg | wc -l)
 	help=$(nvme connect --help 2>&1 || true)
 	[[ $help == *--nr-write-queues* ]] && queues+=(-W 1)
 	[[ $help == *--nr-poll-queues* ]] && queues+=(-P 1)
@@ -199,8 +200,10 @@ nvmf_connect() {
 		> "$out" 2>&1 || { cat "$out"; fail "nvme connect to $addr failed"; }
 	cat "$out"
 	nvmf_wait_ns
-	[ ${#queues[@]} = 0 ] || nvmf_dmesg | grep -E "$NVMF_CTRL: mapped [0-9]+/[0-9]+/[1-9][0-9]* default/read/poll" ||
+	[[ " ${queues[*]} " == *" -P "* ]] || return 0
+	dmesg | tail -n +$((mark + 1)) | grep -E "$NVMF_CTRL: mapped [0-9]+/[0-9]+/[1-9][0-9]* default/read/poll" ||
 		fail "$NVMF_CTRL has no poll queue though connected with ${queues[*]}"
+	NVMF_POLL_QUEUES=1
 }
 
 # nvmf_disconnect: delete the controller and wait until it is gone.
@@ -211,7 +214,7 @@ nvmf_disconnect() {
 		echo 1 > "/sys/class/nvme/$NVMF_CTRL/delete_controller"
 	wait_for "$WAIT" nvmf_ctrl_gone ||
 		fail "controller $NVMF_CTRL still there after delete_controller"
-	NVMF_CTRL='' NVMF_NS=''
+	NVMF_CTRL='' NVMF_NS='' NVMF_POLL_QUEUES=0
 }
 
 # --- I/O ----------------------------------------------------------------------
@@ -256,6 +259,10 @@ NVMF_FIO_POLLED=(--name=polled --ioengine=pvsync2 --hipri=1)
 nvmf_fio_verify() {
 	local half=$(($2 * 512))
 
+	# With a poll queue the namespace takes polled I/O, else the kernel
+	# would quietly complete the "polled" job through interrupts.
+	[ "$NVMF_POLL_QUEUES" = 0 ] || [ "$(cat "/sys/block/${NVMF_NS#/dev/}/queue/io_poll")" = 1 ] ||
+		fail "$NVMF_NS does not take polled I/O (queue/io_poll) though $NVMF_CTRL has a poll queue"
 	nvmf_fio_start "$1" "${NVMF_FIO_COMMON[@]}" --size="${half}k" \
 		"${NVMF_FIO_AIO[@]}" --offset=0 "${NVMF_FIO_POLLED[@]}" --offset="${half}k"
 	nvmf_fio_finish "$1"
@@ -272,8 +279,8 @@ nvmf_across_link() {
 	local counts
 
 	NVMF_RAM_MIB=$1
-	counts=$(nvmf_res_but_cq "$RDMA_DEV")
 	[ "$SROCE_HOST" = 1 ] || nvmf_target_up "$SROCE_IP"
+	counts=$(nvmf_res_but_cq "$RDMA_DEV")
 	barrier nvmf-target-up
 	[ "$SROCE_HOST" = 0 ] || nvmf_discover "$SROCE_PEER_IP"
 	barrier nvmf-discovered
