@@ -21,6 +21,8 @@ NVMF_NQN=${NVMF_NQN:-nqn.2026-12.test.sroce:$TEST_NAME}
 NVMF_CFG=/sys/kernel/config/nvmet
 NVMF_TRSVCID=4420
 NVMF_RAM_MIB=${NVMF_RAM_MIB:-4}
+# nvmet-rdma's use_srq (off by default): its receive buffers on SRQs.
+NVMF_USE_SRQ=${NVMF_USE_SRQ:-0}
 NVMF_CTRL='' NVMF_NS=''
 NVMF_TARGET_UP=0 NVMF_MOUNTED_CONFIGFS=0 NVMF_FIO_PID=''
 NVMF_DMESG_MARK=0 NVMF_RES_BEFORE='' NVMF_POLL_QUEUES=0
@@ -34,7 +36,11 @@ NVMF_COMPLAINTS='nvme.*(error|failed|Bogus|timeout)|nvmet.*(error|failed)'
 # nvmf_target_up ADDR: export /dev/ram0 as namespace 1 of NVMF_NQN on ADDR.
 nvmf_target_up() {
 	run modprobe brd rd_nr=1 rd_size=$((NVMF_RAM_MIB * 1024)) || fail "modprobe brd"
-	run modprobe nvmet-rdma || fail "modprobe nvmet-rdma"
+	if [ "$NVMF_USE_SRQ" = 1 ]; then
+		run modprobe nvmet-rdma use_srq=1 || fail "modprobe nvmet-rdma use_srq=1"
+	else
+		run modprobe nvmet-rdma || fail "modprobe nvmet-rdma"
+	fi
 	# configfs is a module on Debian: the guest could not mount it at boot.
 	if ! grep -q " /sys/kernel/config configfs " /proc/mounts; then
 		run mount -t configfs configfs /sys/kernel/config || fail "mount configfs"
@@ -249,7 +255,7 @@ nvmf_fio_finish() {
 # at queue depth 16, NVMF_FIO_POLLED one whose every I/O is polled for
 # (RWF_HIPRI: the controller's poll queue, whose CQ nvme-rdma polls
 # itself, IB_POLL_DIRECT).
-NVMF_FIO_COMMON=(--direct=1 --rw=randwrite --bs=4k --verify=crc32c --verify_fatal=1
+NVMF_FIO_COMMON=(--eta=never --direct=1 --rw=randwrite --bs=4k --verify=crc32c --verify_fatal=1
 	--do_verify=1)
 NVMF_FIO_AIO=(--name=aio --ioengine=libaio --iodepth=16)
 NVMF_FIO_POLLED=(--name=polled --ioengine=pvsync2 --hipri=1)
@@ -286,14 +292,26 @@ nvmf_across_link() {
 	barrier nvmf-discovered
 	nvmf_res_settle "$RDMA_DEV" "$counts"
 	barrier nvmf-settled
+	[ "$SROCE_HOST" = 0 ] || nvmf_connect "$SROCE_PEER_IP"
+	barrier nvmf-connected
+	[ "$SROCE_HOST" = 1 ] || nvmf_expect_target_srq
+	barrier nvmf-target-checked
 	if [ "$SROCE_HOST" = 1 ]; then
-		nvmf_connect "$SROCE_PEER_IP"
 		nvmf_fio_verify fio.out "$1"
 		nvmf_disconnect
 	fi
 	barrier nvmf-disconnected 240
 	nvmf_expect_res "$RDMA_DEV"
 	nvmf_target_down
+}
+
+# nvmf_expect_target_srq: with NVMF_USE_SRQ, the connected target holds
+# SRQs on RDMA_DEV.
+nvmf_expect_target_srq() {
+	[ "$NVMF_USE_SRQ" = 1 ] || return 0
+	nvmf_res "$RDMA_DEV" | grep -qE ' srq [1-9]' ||
+		fail "nvmet-rdma use_srq=1 made no SRQ on $RDMA_DEV: $(nvmf_res "$RDMA_DEV")"
+	log "target's SRQs: $(nvmf_res "$RDMA_DEV")"
 }
 
 # --- state --------------------------------------------------------------------

@@ -5,7 +5,8 @@
 # timeout: 300
 #
 # NVMe over Fabrics across the link: host 0 is the nvmet-rdma target (a
-# brd ramdisk as namespace 1, listening on 198.18.0.1), host 1 the
+# brd ramdisk as namespace 1, listening on 198.18.0.1, its receive
+# buffers on SRQs: use_srq=1, which the other tests leave off), host 1 the
 # nvme-rdma host: it discovers the subsystem, connects with a write and a
 # poll queue, and fio writes 4 MiB at random with crc32c verify headers
 # (half through queue depth 16, half polled) and reads every block back.
@@ -15,6 +16,7 @@
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 . "$SROCE_TOP/tests/vm/lib-nvmeof.bash"
 
+NVMF_USE_SRQ=1
 trap nvmf_cleanup EXIT
 nvmf_dmesg_mark
 rdma_setup "${1:-}"
