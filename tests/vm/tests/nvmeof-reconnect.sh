@@ -15,13 +15,13 @@
 # sroce's resource counts (rdma resource: pd, cq, qp, cm_id, mr, srq) are
 # what they were before connecting.
 #
-# Arguments: [--cycles N] (default 2; nvmeof-reconnect-full.sh: 10)
+# Arguments: [--cycles N] (default 1; nvmeof-reconnect-full.sh: 10)
 # [sroce|rxe].
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 . "$SROCE_TOP/tests/vm/lib-nvmeof.bash"
 
-CYCLES=2 PROVIDER=''
+CYCLES=1 PROVIDER=''
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--cycles) CYCLES=$2; shift 2 ;;
