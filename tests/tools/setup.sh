@@ -20,6 +20,7 @@ PACKAGES=(
 	linux-source-6.1 python3 python3-matplotlib dkms
 	clang libclang-rt-14-dev
 	nvme-cli fio
+	nfs-kernel-server nfs-common
 )
 
 log() { echo "setup: $*"; }
