@@ -3,6 +3,7 @@
 # boot: shared
 # hosts: 2
 # timeout: 300
+# full-only
 #
 # NFS over RDMA across the link: knfsd with its RDMA listener (svcrdma) on
 # host 0 exports a tmpfs to host 1, whose NFS client (xprtrdma) mounts it
