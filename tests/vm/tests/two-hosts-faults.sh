@@ -31,8 +31,10 @@ PERF_TIMEOUT=(-u 16)
 # run only when named.
 OPEN_BUGS=""
 # Conditions only make check-full runs unless named: 1% loss exercises the
-# same go-back-N and NAK paths as 5% (which make check keeps), less often.
-FULL_ONLY="loss-1pct"
+# same go-back-N and NAK paths as 5% (which make check keeps), less often;
+# perftest at 5% loss the same paths as the integrity program at 5% (21 s);
+# duplication the duplicate-request path that reorder and loss reach too.
+FULL_ONLY="loss-1pct perftest-loss-5pct duplicate"
 
 # --- netem on RoCE traffic only ------------------------------------------------
 

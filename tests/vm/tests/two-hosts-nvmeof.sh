@@ -3,6 +3,7 @@
 # boot: shared
 # hosts: 2
 # timeout: 300
+# full-only
 #
 # NVMe over Fabrics across the link: host 0 is the nvmet-rdma target (a
 # brd ramdisk as namespace 1, listening on 198.18.0.1, its receive
