@@ -3,6 +3,7 @@
 # boot: shared
 # hosts: 2
 # timeout: 600
+# full-only
 #
 # More of sroce against rdma_rxe, each side as requester and as responder:
 # the integrity program with its peer on rxe (every case both support),

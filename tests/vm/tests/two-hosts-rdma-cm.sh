@@ -3,6 +3,7 @@
 # boot: shared
 # hosts: 2
 # timeout: 420
+# full-only
 #
 # rdma_cm across the link, server on host 0 and client on host 1, the same
 # provider on both: rping -V (4 KiB pings, each checked) between IPv4
