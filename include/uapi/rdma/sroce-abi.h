@@ -257,7 +257,7 @@ enum sroce_wc_opcode {
  * only the kernel's ib_wc has room for (the provider masks them off):
  * SROCE_WC_NET_IPV4, the packet came over IPv4 (else IPv6); and
  * SROCE_WC_WITH_VLAN, it was addressed to a VLAN netdev whose ID is in
- * @vlan_id. ib_core answers a kernel UD packet (ib_cm's and rdma_cm's
+ * @vlan_id. Only kernel QPs' CQEs carry them. ib_core answers a kernel UD packet (ib_cm's and rdma_cm's
  * replies) from the GID of that VLAN only if it knows the VLAN ID.
  */
 #define SROCE_WC_GRH			(1U << 0)

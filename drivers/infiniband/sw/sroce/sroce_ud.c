@@ -22,8 +22,8 @@
 
 #include <linux/ip.h>
 #include <linux/ipv6.h>
-#include <linux/slab.h>
 #include <linux/if_vlan.h>
+#include <linux/slab.h>
 #include <net/ipv6.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
@@ -412,7 +412,9 @@ static void sroce_ud_complete_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		.wc_flags = SROCE_WC_GRH,
 	};
 
-	sroce_ud_wc_network(skb, &cqe);
+	/* ibv_wc has no room for them: no netdev lookup for a process's QP. */
+	if (!qp->ibqp.uobject)
+		sroce_ud_wc_network(skb, &cqe);
 	sroce_resp_post_rwqe_cqe(qp, h, &cqe);
 }
 
