@@ -114,6 +114,73 @@ static int recv_too_small_server(struct vt *t)
 			     "memory past the receive");
 }
 
+/* --- a receive whose MR left the QP's PD ---------------------------------- */
+
+#define FOREIGN_RECVS	2	/* the requester's own receives, flushed after */
+
+/*
+ * The requester shares one CQ between its queues and has receives of its
+ * own posted. The responder's remote operational error must reach it as
+ * the failing SEND's completion, before the flush of anything else.
+ */
+static int recv_foreign_pd_client(struct vt *t)
+{
+	struct vt_buf *b = vt_buf(t, MSG_LEN, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_send_wr wr;
+	struct vt_qp_opts o;
+	struct ibv_sge sg;
+	struct vt_ep ep;
+	int i;
+
+	vt_qp_opts_init(t, &o);
+	o.scq = o.rcq = vt_cq(t, o.cqe, NULL);
+	if (!b || !o.scq || vt_ep_create(t, &ep, &o))
+		return -1;
+	sg = vt_sge(b, 0, MSG_LEN);
+	for (i = 0; i < FOREIGN_RECVS; i++)
+		if (vt_post_recv(t, &ep, 10 + i, &sg, 1))
+			return -1;
+	if (vt_ep_link(t, &ep, NULL))
+		return -1;
+	wr = vt_wr(IBV_WR_SEND, 1, &sg, 1, IBV_SEND_SIGNALED);
+	if (vt_post_send(t, &ep, &wr) ||
+	    vt_expect_wc(t, ep.scq, 1, IBV_WC_REM_OP_ERR, NULL, "first completion: the SEND"))
+		return -1;
+	for (i = 0; i < FOREIGN_RECVS; i++)
+		if (vt_expect_wc(t, ep.rcq, 10 + i, IBV_WC_WR_FLUSH_ERR, NULL, "own receive"))
+			return -1;
+	return vt_expect_state(t, ep.qp, IBV_QPS_ERR, STATE_MS, "requester") || vt_sync(t);
+}
+
+/*
+ * The receive is posted while its MR is in the QP's PD, then the MR moves
+ * to another PD (rereg keeps its lkey): the SEND meets a local protection
+ * error, and nothing lands in the buffer.
+ */
+static int recv_foreign_pd_server(struct vt *t)
+{
+	struct ibv_pd *pd2 = vt_pd(t);	/* before the MR: freed after it */
+	struct vt_buf *b = vt_buf(t, MSG_LEN, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_sge sg;
+	struct vt_ep ep;
+	int rc;
+
+	if (!pd2 || !b || vt_ep_new(t, &ep))
+		return -1;
+	memset(b->p, GUARD, MSG_LEN);
+	sg = vt_sge(b, 0, MSG_LEN);
+	if (vt_post_recv(t, &ep, 1, &sg, 1))
+		return -1;
+	rc = ibv_rereg_mr(b->mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0);
+	if (rc)
+		return vt_fail(t, "ibv_rereg_mr to another PD: %d (%s)", rc, strerror(errno));
+	if (vt_ep_link(t, &ep, NULL) ||
+	    vt_expect_wc(t, ep.rcq, 1, IBV_WC_LOC_PROT_ERR, NULL, "receive into another PD") ||
+	    vt_expect_state(t, ep.qp, IBV_QPS_ERR, STATE_MS, "responder"))
+		return -1;
+	return vt_sync(t) || vt_check_byte(t, b->p, MSG_LEN, GUARD, "receive buffer");
+}
+
 /* --- the responder refuses: rkey, bounds, rights, PD --------------------- */
 
 enum access_kind { BAD_RKEY, OUT_OF_BOUNDS, NO_REMOTE_WRITE, NO_REMOTE_READ, OTHER_PD,
@@ -946,6 +1013,8 @@ const struct vt_case vt_error_cases[] = {
 	  bad_lkey_client, bad_lkey_server, NULL },
 	{ "err_recv_too_small", "16 KiB SEND into a 4 KiB receive: LOC_LEN_ERR and REM_INV_REQ_ERR, nothing past it",
 	  recv_too_small_client, recv_too_small_server, NULL },
+	{ "err_recv_foreign_pd", "SEND into a receive whose MR moved to another PD: REM_OP_ERR before the flushes",
+	  recv_foreign_pd_client, recv_foreign_pd_server, NULL },
 	{ "err_bad_rkey", "WRITE with a bad rkey: IBV_WC_REM_ACCESS_ERR, both QPs in ERR",
 	  access_client, access_server, &bad_rkey },
 	{ "err_out_of_bounds", "WRITE past the end of the MR: REM_ACCESS_ERR, nothing written",

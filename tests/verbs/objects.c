@@ -172,10 +172,16 @@ static int expose_once(struct vt *t, struct ibv_pd *pd, struct vt_buf *b)
 	return vt_ep_create(t, &ep, &o) || vt_ep_link(t, &ep, b) || vt_sync(t) ? -1 : 0;
 }
 
+/*
+ * A new translation gets new keys: the old rkey is dead. A change of
+ * access or PD keeps them, as on RNICs: the old rkey obeys the new rights
+ * and PD at once.
+ */
 static int rereg_client(struct vt *t)
 {
 	enum rereg_kind kind = *(const enum rereg_kind *)t->arg;
 	struct vt_buf *b = vt_buf(t, MSG_LEN, IBV_ACCESS_LOCAL_WRITE);
+	enum ibv_wc_status old_key_read;
 	uint32_t old_rkey, new_rkey;
 	uint64_t seed = vt_rand(t);
 
@@ -184,15 +190,19 @@ static int rereg_client(struct vt *t)
 	/* Before: the key works. */
 	if (rdma_once(t, IBV_WR_RDMA_WRITE, b, seed, 0, IBV_WC_SUCCESS, &old_rkey))
 		return -1;
-	/* After: the old key is dead, whatever changed. */
-	if (rdma_once(t, IBV_WR_RDMA_READ, b, seed, old_rkey, IBV_WC_REM_ACCESS_ERR, &new_rkey))
+	/* After: through a QP of the old PD, only a kept key to readable memory works. */
+	old_key_read = kind == REREG_ACCESS ? IBV_WC_SUCCESS : IBV_WC_REM_ACCESS_ERR;
+	if (rdma_once(t, IBV_WR_RDMA_READ, b, seed, old_rkey, old_key_read, &new_rkey))
 		return -1;
-	if (new_rkey == old_rkey)
-		return vt_fail(t, "ibv_rereg_mr kept rkey 0x%x", old_rkey);
+	if (kind == REREG_TRANSLATION && new_rkey == old_rkey)
+		return vt_fail(t, "a new translation kept rkey 0x%x", old_rkey);
+	if (kind != REREG_TRANSLATION && new_rkey != old_rkey)
+		return vt_fail(t, "rkey 0x%x became 0x%x", old_rkey, new_rkey);
 	switch (kind) {
-	case REREG_ACCESS:	/* now read-only */
-		return rdma_once(t, IBV_WR_RDMA_READ, b, seed, 0, IBV_WC_SUCCESS, NULL) ||
-		       rdma_once(t, IBV_WR_RDMA_WRITE, b, seed + 1, 0, IBV_WC_REM_ACCESS_ERR,
+	case REREG_ACCESS:	/* read-only, then writable again */
+		return rdma_once(t, IBV_WR_RDMA_WRITE, b, seed + 1, 0, IBV_WC_REM_ACCESS_ERR,
+				 NULL) ||
+		       rdma_once(t, IBV_WR_RDMA_WRITE, b, seed + 2, old_rkey, IBV_WC_SUCCESS,
 				 NULL) ? -1 : 0;
 	case REREG_PD:		/* first through a QP of the old PD, then the new */
 		return rdma_once(t, IBV_WR_RDMA_WRITE, b, seed + 1, 0, IBV_WC_REM_ACCESS_ERR,
@@ -206,16 +216,21 @@ static int rereg_client(struct vt *t)
 	return vt_fail(t, "unknown rereg kind");
 }
 
+/* Keys change with the translation only. */
 static int rereg(struct vt *t, struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 		 size_t len, int access)
 {
+	bool new_keys = flags & IBV_REREG_MR_CHANGE_TRANSLATION;
 	uint32_t lkey = mr->lkey, rkey = mr->rkey;
 	int rc = ibv_rereg_mr(mr, flags, pd, addr, len, access);
 
 	if (rc)
 		return vt_fail(t, "ibv_rereg_mr(flags 0x%x): %d (%s)", flags, rc, strerror(errno));
-	if (mr->lkey == lkey || mr->rkey == rkey)
+	if (new_keys && (mr->lkey == lkey || mr->rkey == rkey))
 		return vt_fail(t, "ibv_rereg_mr kept lkey 0x%x / rkey 0x%x", lkey, rkey);
+	if (!new_keys && (mr->lkey != lkey || mr->rkey != rkey))
+		return vt_fail(t, "ibv_rereg_mr(flags 0x%x) changed lkey 0x%x -> 0x%x, rkey 0x%x -> 0x%x",
+			       flags, lkey, mr->lkey, rkey, mr->rkey);
 	return 0;
 }
 
@@ -236,9 +251,11 @@ static int rereg_server(struct vt *t)
 		if (rereg(t, b->mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ) ||
 		    expose_once(t, t->pd, b) || expose_once(t, t->pd, b) ||
+		    vt_check(t, b->p, MSG_LEN, seed, "memory after the refused WRITE") ||
+		    rereg(t, b->mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, VT_ACCESS_ALL) ||
 		    expose_once(t, t->pd, b))
 			return -1;
-		return vt_check(t, b->p, MSG_LEN, seed, "memory after the refused WRITE");
+		return vt_check(t, b->p, MSG_LEN, seed + 2, "memory after the widened WRITE");
 	case REREG_PD:
 		if (rereg(t, b->mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0) ||
 		    expose_once(t, t->pd, b) || expose_once(t, t->pd, b) ||
@@ -823,9 +840,9 @@ const struct vt_case vt_object_cases[] = {
 	  mr_keys_client, NULL, NULL },
 	{ "cq_resize", "resize_cq with CQEs waiting: shrink below them fails, in order after, more traffic",
 	  resize_client, resize_server, NULL },
-	{ "rereg_access", "rereg_mr access to read-only: old rkey REM_ACCESS_ERR, READ ok, WRITE refused",
+	{ "rereg_access", "rereg_mr to read-only and back: rkey kept, WRITE refused, then allowed",
 	  rereg_client, rereg_server, &rereg_access },
-	{ "rereg_pd", "rereg_mr to another PD: old rkey dead, old PD's QP refused, new PD's QP ok",
+	{ "rereg_pd", "rereg_mr to another PD: rkey kept, old PD's QP refused, new PD's QP ok",
 	  rereg_client, rereg_server, &rereg_pd },
 	{ "rereg_translation", "rereg_mr to a new range: old rkey dead, new range read and written",
 	  rereg_client, rereg_server, &rereg_translation },

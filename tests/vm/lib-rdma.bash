@@ -23,8 +23,9 @@ VERBS_SKIP=()		# --skip options for the program, per provider
 # that a pass there means the scripts and the program work.
 RXE_DEVIATIONS="err_bad_lkey flush_posted_in_err bad_modify_value bad_modify_cur_state post_send_before_rts err_ord_zero_read err_ord_zero_atomic err_read_psn_span"
 # What rdma_rxe/librxe cannot do, on either end of a case: librxe refuses
-# ibv_rereg_mr (EOPNOTSUPP); after SQD -> RTS rxe leaves the sends posted in
-# SQD waiting; ex_api's first WR completes flushed on rxe (not investigated);
+# ibv_rereg_mr (EOPNOTSUPP: rereg_*, err_recv_foreign_pd); after SQD -> RTS
+# rxe leaves the sends posted in SQD waiting; ex_api's first WR completes
+# flushed on rxe (not investigated);
 # rxe keeps en_sqd_async_notify for later SQD entries (sqd_notify_once),
 # sqd_rnr resends in SQD (untried on rxe);
 # tx_idle_before_rts reads sroce's transmit thread;
@@ -37,7 +38,7 @@ RXE_DEVIATIONS="err_bad_lkey flush_posted_in_err bad_modify_value bad_modify_cur
 # bad_modify_flow_label: rxe (6.1) takes a 21-bit flow label at RTR;
 # srq_pd: rxe checks the lkeys of an SRQ's receive WQEs against the QP's PD
 # (rxe_resp.c copy_data(qp->pd, ...), from its source; not run against rxe).
-RXE_LACKS="ex_api rereg_access rereg_pd rereg_translation sqd sqd_notify_once sqd_rnr sqd_ird_resize sqd_ird_refused sqd_unsignaled_tail tx_idle_before_rts err_recv_too_small bad_modify_flow_label srq_pd"
+RXE_LACKS="ex_api rereg_access rereg_pd rereg_translation err_recv_foreign_pd sqd sqd_notify_once sqd_rnr sqd_ird_resize sqd_ird_refused sqd_unsignaled_tail tx_idle_before_rts err_recv_too_small bad_modify_flow_label srq_pd"
 PERF_PORT=18600		# each run takes the next port: no TIME_WAIT clashes
 CMD_TIMEOUT=${CMD_TIMEOUT:-240}
 

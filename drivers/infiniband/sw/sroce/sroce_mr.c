@@ -521,8 +521,8 @@ static void sroce_mr_swap_pin(struct sroce_mr *mr, struct sroce_mr_pin *pin)
 }
 
 /*
- * New keys for a rereg: same index, a random generation byte different
- * from the old one, so every key handed out before no longer matches.
+ * New keys for a new translation: same index, a random generation byte
+ * different from the old one, so no key handed out before matches.
  */
 static u32 sroce_mr_next_key(struct sroce_mr_table *table, u32 old_key)
 {
@@ -567,9 +567,12 @@ static int sroce_mr_check_rereg(int flags, u64 start, u64 length, u64 iova,
  *
  * A new range is pinned first, so a failure changes nothing. Then the MR
  * leaves the table, the data path drains from it (sroce_mr_hide), the
- * fields change, and it comes back at the same index with a new key
- * generation: a key from before the call no longer reaches it. ib_core
- * updates ibmr.pd, .iova and .length itself for an in-place rereg.
+ * fields change, and it comes back at the same index. A new translation
+ * gets a new key generation, so a key from before the call cannot reach
+ * the new pages; a change of access or PD keeps the keys, as RNICs do and
+ * applications expect: the new rights and PD apply to the old key at once.
+ * An access racing with the call is refused. ib_core updates ibmr.pd,
+ * .iova and .length itself for an in-place rereg.
  * Return: NULL (in place) or ERR_PTR(-EINVAL, -EOPNOTSUPP, or the pin's
  * error).
  */
@@ -604,7 +607,9 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	synchronize_rcu();
 	if (pin.umem)
 		sroce_mr_swap_pin(mr, &pin);
-	key = sroce_mr_next_key(table, mr->key);
+	key = mr->key;
+	if (flags & IB_MR_REREG_TRANS)
+		key = sroce_mr_next_key(table, key);
 	sroce_mr_init_fields(mr, ibpd, iova, length, access);
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
