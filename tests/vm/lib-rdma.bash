@@ -202,13 +202,16 @@ count_tx_wakeups() {
 
 # --- processes ----------------------------------------------------------------
 
-tcp_listening() { ss -Hltn "sport = :$1" | grep -q .; }
+# LISTEN_NS: the network namespace start_server looks for its listener in
+# (unset: this one).
+tcp_listening() { ${LISTEN_NS:+ip netns exec "$LISTEN_NS"} ss -Hltn "sport = :$1" | grep -q .; }
 
 # cm_listening PORT: an rdma_cm listener on PORT, whatever its address
 # (rdma_cm servers, perftest -R: no TCP socket; restrack lists the listener
 # as "state LISTEN ... src-addr 0.0.0.0:PORT" once it is bound to a device).
 cm_listening() {
-	rdma res show cm_id 2>/dev/null | grep ' state LISTEN ' | grep -qE "src-addr [^ ]*:$1( |\$)"
+	${LISTEN_NS:+ip netns exec "$LISTEN_NS"} rdma res show cm_id 2>/dev/null |
+		grep ' state LISTEN ' | grep -qE "src-addr [^ ]*:$1( |\$)"
 }
 
 listening() { tcp_listening "$1" || cm_listening "$1"; }

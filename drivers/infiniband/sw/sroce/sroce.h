@@ -32,13 +32,15 @@ struct sroce_stats;
  * @num_srq: shared receive queues alive, bounded by SROCE_MAX_SRQ
  * @mr_table: registered memory regions by key
  * @tx: the transmit thread and the QPs it serves
- * @net_ref: holds a reference on the shared RoCEv2 sockets
+ * @net: the namespace of @ndev, the device's for life (sroce_net.c)
+ * @net_ref: holds a reference on @net's RoCEv2 sockets
  * @stats: per-CPU protocol counters (sroce_stats.h), lock-free
  */
 struct sroce_dev {
 	struct ib_device ib_dev;
 	struct net_device *ndev;
 	netdevice_tracker ndev_tracker;
+	struct net *net;
 	struct list_head list;
 	enum ib_port_state reported_port_state;
 	atomic_t num_pd;

@@ -88,7 +88,8 @@ static int sroce_ah_init(struct sroce_ah *ah, struct rdma_ah_init_attr *init,
 	ah->handle = kzalloc(sizeof(*ah->handle), gfp);
 	if (!ah->handle)
 		return -ENOMEM;
-	err = sroce_av_from_ah_attr(&ah->handle->av, init->ah_attr);
+	err = sroce_av_from_ah_attr(&ah->handle->av, init->ah_attr,
+				    sdev->net);
 	if (err)
 		goto err_free;
 	if (atomic_inc_return(&sdev->num_ah) > SROCE_MAX_AH) {

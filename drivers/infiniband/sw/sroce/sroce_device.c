@@ -134,6 +134,7 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	atomic_set(&sdev->num_cq, 0);
 	atomic_set(&sdev->num_qp, 0);
 	sdev->ndev = ndev;
+	sdev->net = dev_net(ndev);
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	sroce_dev_init_ibdev(sdev);
 	if (sroce_mr_table_init(sdev) || sroce_stats_init(sdev)) {
@@ -157,7 +158,7 @@ static int sroce_dev_check_netdev(struct net_device *ndev)
 /* Sockets and the transmit thread; sroce_dev_dealloc() undoes both. */
 static int sroce_dev_start_data_path(struct sroce_dev *sdev)
 {
-	int err = sroce_net_get();
+	int err = sroce_net_get(sdev->net);
 
 	if (err)
 		return err;
@@ -235,7 +236,7 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
 
 	sroce_tx_stop(sdev);
 	if (sdev->net_ref)
-		sroce_net_put();
+		sroce_net_put(sdev->net);
 	sroce_mr_table_destroy(sdev);
 	sroce_stats_free(sdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);

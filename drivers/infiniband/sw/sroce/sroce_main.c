@@ -14,6 +14,7 @@
 #include "sroce.h"
 #include "sroce_debug.h"
 #include "sroce_local.h"
+#include "sroce_net.h"
 
 static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 {
@@ -31,15 +32,20 @@ static int __init sroce_init(void)
 
 	sroce_local_setup();	/* nothing to undo */
 	sroce_debug_init();
+	err = sroce_net_init();
+	if (err)
+		goto err_debug;
 	/* Devices follow their netdev, so listen before any can exist. */
 	err = sroce_netdev_init();
 	if (err)
-		goto err_debug;
+		goto err_net;
 
 	rdma_link_register(&sroce_link_ops);
 	pr_info("loaded\n");
 	return 0;
 
+err_net:
+	sroce_net_exit();
 err_debug:
 	sroce_debug_exit();
 	return err;
@@ -52,6 +58,7 @@ static void __exit sroce_exit(void)
 	sroce_dev_remove_all();
 	sroce_local_teardown();
 	sroce_netdev_exit();
+	sroce_net_exit();
 	sroce_debug_exit();
 	pr_info("unloaded\n");
 }

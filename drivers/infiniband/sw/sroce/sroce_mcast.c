@@ -40,7 +40,7 @@
 struct sroce_mcast_grp {
 	struct hlist_node node;		/* sroce_mcast_table, RCU */
 	struct sroce_dev *sdev;		/* sroce_mcast_lock holders only */
-	int ifindex;			/* its netdev's, for the receive path */
+	const struct net_device *ndev;	/* compared by the receive path only */
 	union ib_gid mgid;
 	struct list_head qps;		/* struct sroce_mcast_qp, RCU */
 	u32 num_qps;			/* sroce_mcast_lock */
@@ -143,7 +143,7 @@ static struct sroce_mcast_grp *sroce_mcast_grp_create(struct sroce_dev *sdev,
 	if (!grp)
 		return ERR_PTR(-ENOMEM);
 	grp->sdev = sdev;
-	grp->ifindex = sdev->ndev->ifindex;
+	grp->ndev = sdev->ndev;
 	grp->mgid = *mgid;
 	INIT_LIST_HEAD(&grp->qps);
 	err = sroce_mcast_ip_join(sdev->ndev, mgid);
@@ -352,7 +352,8 @@ bool sroce_mcast_rcv(struct sk_buff *skb, const struct sroce_hdrs *h)
 	rcu_read_lock();
 	hash_for_each_possible_rcu(sroce_mcast_table, grp, node,
 				   sroce_mcast_hash(&mgid)) {
-		if (grp->ifindex != skb->dev->ifindex ||
+		/* An ifindex is unique only inside a namespace: the netdev. */
+		if (grp->ndev != skb->dev ||
 		    memcmp(&grp->mgid, &mgid, sizeof(mgid)))
 			continue;
 		found = true;

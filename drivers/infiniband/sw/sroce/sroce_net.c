@@ -2,9 +2,18 @@
 /*
  * sroce_net.c - RoCEv2 packets in and out of the kernel's UDP/IP stack.
  *
- * Receive: one UDP socket per address family on port 4791 in the initial
- * network namespace, shared by every sroce device, whose encapsulation
- * receive hook hands each packet to sroce_recv.c right there, in softirq.
+ * Receive: one UDP socket per address family on port 4791 in each network
+ * namespace that holds the netdev of an sroce device, shared by the devices
+ * there, whose encapsulation receive hook hands each packet to sroce_recv.c
+ * right there, in softirq.
+ *
+ * Namespaces. A device belongs to its netdev's namespace for life (a netdev
+ * that moves is unregistered first, and takes the device with it). Kernel
+ * sockets hold no reference on their namespace, so one must be released
+ * before its namespace is freed: when a namespace dies, its netdevs go
+ * first (pernet device exits run before subsystem exits like ours), which
+ * queues the removal of their sroce devices, and sroce_netns_exit() waits
+ * until the last of them has dropped its reference on the sockets.
  *
  * Transmit: sroce builds the UDP and IP headers itself, because the ICRC
  * covers them, then hands the packet to ip_local_out()/ip6_local_out().
@@ -17,10 +26,13 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/mutex.h>
+#include <linux/wait.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/ipv6_stubs.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
 #include <net/route.h>
 #include <net/udp.h>
 #include <net/udp_tunnel.h>
@@ -37,16 +49,31 @@
 #include "sroce_recv.h"
 #include "sroce_stats.h"
 
-/* The sockets exist while at least one device does; sroce_net_lock. */
+/**
+ * struct sroce_netns - sroce's part of one network namespace
+ * @users: devices on a netdev of the namespace (sroce_net_lock)
+ * @sock4: the IPv4 RoCEv2 socket, while @users is not zero
+ * @sock6: the IPv6 one, likewise
+ */
+struct sroce_netns {
+	unsigned int users;
+	struct socket *sock4;
+	struct socket *sock6;
+};
+
 static DEFINE_MUTEX(sroce_net_lock);
-static unsigned int sroce_net_users;
-static struct socket *sroce_sock4;
-static struct socket *sroce_sock6;
+static DECLARE_WAIT_QUEUE_HEAD(sroce_netns_idle);
+static unsigned int sroce_netns_id;
+
+static struct sroce_netns *sroce_netns(struct net *net)
+{
+	return net_generic(net, sroce_netns_id);
+}
 
 #define SROCE_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
 			 sizeof(struct udphdr))
 
-static struct socket *sroce_sock_create(int family)
+static struct socket *sroce_sock_create(struct net *net, int family)
 {
 	struct udp_tunnel_sock_cfg tunnel = {
 		.encap_type = 1,
@@ -60,69 +87,120 @@ static struct socket *sroce_sock_create(int family)
 	struct socket *sock;
 	int err;
 
-	err = udp_sock_create(&init_net, &port, &sock);
+	err = udp_sock_create(net, &port, &sock);
 	if (err) {
 		pr_err("cannot bind UDP port %d (%s): %d; is rdma_rxe loaded?\n",
 		       SROCE_ROCEV2_UDP_PORT, family == AF_INET ? "IPv4" : "IPv6",
 		       err);
 		return ERR_PTR(err);
 	}
-	setup_udp_tunnel_sock(&init_net, sock, &tunnel);
+	setup_udp_tunnel_sock(net, sock, &tunnel);
 	return sock;
 }
 
-static int sroce_net_open(void)
+static int sroce_netns_open(struct net *net, struct sroce_netns *sn)
 {
-	sroce_sock4 = sroce_sock_create(AF_INET);
-	if (IS_ERR(sroce_sock4))
-		return PTR_ERR(sroce_sock4);
-	sroce_sock6 = sroce_sock_create(AF_INET6);
-	if (IS_ERR(sroce_sock6)) {
-		udp_tunnel_sock_release(sroce_sock4);
-		return PTR_ERR(sroce_sock6);
+	struct socket *sock4, *sock6;
+
+	lockdep_assert_held(&sroce_net_lock);
+	sock4 = sroce_sock_create(net, AF_INET);
+	if (IS_ERR(sock4))
+		return PTR_ERR(sock4);
+	sock6 = sroce_sock_create(net, AF_INET6);
+	if (IS_ERR(sock6)) {
+		udp_tunnel_sock_release(sock4);
+		return PTR_ERR(sock6);
 	}
+	sn->sock4 = sock4;
+	sn->sock6 = sock6;
 	return 0;
 }
 
 /**
- * sroce_net_get - make sure the RoCEv2 sockets exist (one call per device)
+ * sroce_net_get - make sure @net has RoCEv2 sockets (one call per device)
+ * @net: the namespace of the device's netdev
  *
- * Return: 0, or the bind error (typically -EADDRINUSE when another RoCEv2
- * implementation owns the port).
+ * Process context. Return: 0, or the bind error (typically -EADDRINUSE
+ * when another RoCEv2 implementation owns the port in @net).
  */
-int sroce_net_get(void)
+int sroce_net_get(struct net *net)
 {
+	struct sroce_netns *sn = sroce_netns(net);
 	int err = 0;
 
 	mutex_lock(&sroce_net_lock);
-	if (!sroce_net_users)
-		err = sroce_net_open();
+	if (!sn->users)
+		err = sroce_netns_open(net, sn);
 	if (!err)
-		sroce_net_users++;
+		sn->users++;
 	mutex_unlock(&sroce_net_lock);
 	return err;
 }
 
-void sroce_net_put(void)
+/* Undoes one sroce_net_get(@net); the last user closes the sockets. */
+void sroce_net_put(struct net *net)
 {
+	struct sroce_netns *sn = sroce_netns(net);
+
 	mutex_lock(&sroce_net_lock);
-	if (!--sroce_net_users) {
-		udp_tunnel_sock_release(sroce_sock6);
-		udp_tunnel_sock_release(sroce_sock4);
-		sroce_sock4 = NULL;
-		sroce_sock6 = NULL;
+	if (!--sn->users) {
+		udp_tunnel_sock_release(sn->sock6);
+		udp_tunnel_sock_release(sn->sock4);
+		sn->sock4 = NULL;
+		sn->sock6 = NULL;
+		wake_up_all(&sroce_netns_idle);
 	}
 	mutex_unlock(&sroce_net_lock);
+}
+
+static bool sroce_netns_unused(struct sroce_netns *sn)
+{
+	bool unused;
+
+	mutex_lock(&sroce_net_lock);
+	unused = !sn->users;
+	mutex_unlock(&sroce_net_lock);
+	return unused;
+}
+
+/*
+ * A dying namespace's netdevs are gone and the removal of their sroce
+ * devices is queued (file comment): wait for it, so that no socket of
+ * ours outlives the namespace. A process elsewhere that keeps such a
+ * device open delays this as it delays `rdma link delete`.
+ */
+static void __net_exit sroce_netns_exit(struct net *net)
+{
+	wait_event(sroce_netns_idle, sroce_netns_unused(sroce_netns(net)));
+}
+
+static struct pernet_operations sroce_netns_ops = {
+	.exit = sroce_netns_exit,
+	.id = &sroce_netns_id,
+	.size = sizeof(struct sroce_netns),
+};
+
+int sroce_net_init(void)
+{
+	return register_pernet_subsys(&sroce_netns_ops);
+}
+
+void sroce_net_exit(void)
+{
+	unregister_pernet_subsys(&sroce_netns_ops);
 }
 
 /**
  * sroce_av_from_ah_attr - resolve a QP's address vector
  * @av: filled in
  * @ah: from modify_qp; RoCE always carries a GRH and a source GID entry
+ * @net: the device's namespace, which its packets use
  *
- * Return: 0, or -EINVAL for a GID that is not RoCE v2.
+ * Return: 0, or -EINVAL for a GID that is not RoCE v2 or whose netdev is
+ * in another namespace than the device.
  */
-int sroce_av_from_ah_attr(struct sroce_av *av, const struct rdma_ah_attr *ah)
+int sroce_av_from_ah_attr(struct sroce_av *av, const struct rdma_ah_attr *ah,
+			  struct net *net)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
 	const struct ib_gid_attr *sgid = grh->sgid_attr;
@@ -147,9 +225,14 @@ int sroce_av_from_ah_attr(struct sroce_av *av, const struct rdma_ah_attr *ah)
 
 	rcu_read_lock();
 	ndev = rdma_read_gid_attr_ndev_rcu(sgid);
-	av->net = IS_ERR(ndev) ? &init_net : dev_net(ndev);
 	av->ifindex = IS_ERR(ndev) ? 0 : ndev->ifindex;
+	/* A GID whose netdev left for another namespace: not ours to use. */
+	if (!IS_ERR(ndev) && !net_eq(dev_net(ndev), net)) {
+		rcu_read_unlock();
+		return -EINVAL;
+	}
 	rcu_read_unlock();
+	av->net = net;
 	return 0;
 }
 
@@ -277,8 +360,7 @@ static int sroce_xmit_ipv6(struct sk_buff *skb, const struct sroce_av *av)
 	if (ipv6_addr_type(&av->daddr) & (IPV6_ADDR_LINKLOCAL | IPV6_ADDR_MULTICAST))
 		fl.flowi6_oif = av->ifindex;
 
-	dst = ipv6_stub->ipv6_dst_lookup_flow(av->net, sroce_sock6 ?
-					       sroce_sock6->sk : NULL, &fl, NULL);
+	dst = ipv6_stub->ipv6_dst_lookup_flow(av->net, NULL, &fl, NULL);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
 		return PTR_ERR(dst);

@@ -24,7 +24,8 @@ struct sroce_qp;
  * @hop_limit: IPv4 TTL or IPv6 hop limit
  * @flow_label: IPv6 flow label, at most SROCE_FLOW_LABEL_MASK (modify_qp
  *	refuses more)
- * @net: network namespace of the device's netdev
+ * @net: network namespace of the device's netdev (the device outlives
+ *	it, see sroce_net.c)
  * @ifindex: the netdev, which link-local IPv6 and multicast destinations
  *	need for routing
  */
@@ -41,7 +42,8 @@ struct sroce_av {
 	int ifindex;
 };
 
-int sroce_av_from_ah_attr(struct sroce_av *av, const struct rdma_ah_attr *ah);
+int sroce_av_from_ah_attr(struct sroce_av *av, const struct rdma_ah_attr *ah,
+			  struct net *net);
 
 /* A UD send to a multicast group (an AH whose GID is a group's). */
 static inline bool sroce_av_is_mcast(const struct sroce_av *av)
@@ -57,7 +59,9 @@ int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb);
 int sroce_pkt_xmit_av(struct sroce_dev *sdev, const struct sroce_av *av,
 		      u16 src_port, struct sk_buff *skb);
 
-int sroce_net_get(void);
-void sroce_net_put(void);
+int sroce_net_init(void);
+void sroce_net_exit(void);
+int sroce_net_get(struct net *net);
+void sroce_net_put(struct net *net);
 
 #endif /* SROCE_NET_H */

@@ -667,7 +667,7 @@ static int sroce_modify_qp_serialised(struct sroce_qp *qp,
 		return -EINVAL;
 	err = sroce_qp_check_attr(qp, attr, mask);
 	if (!err && (mask & IB_QP_AV))
-		err = sroce_av_from_ah_attr(&av, &attr->ah_attr);
+		err = sroce_av_from_ah_attr(&av, &attr->ah_attr, qp->sdev->net);
 	if (!err && (mask & IB_QP_MAX_DEST_RD_ATOMIC))
 		err = sroce_qp_alloc_rd_res(attr->max_dest_rd_atomic, &rd_res);
 	if (err)

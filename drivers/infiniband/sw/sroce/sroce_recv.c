@@ -80,6 +80,12 @@ struct net_device *sroce_rcv_netdev(struct sk_buff *skb)
 	return NULL;
 }
 
+/* Did @skb arrive in @sdev's network namespace? */
+bool sroce_rcv_net_ok(const struct sk_buff *skb, const struct sroce_dev *sdev)
+{
+	return skb->dev && net_eq(dev_net(skb->dev), sdev->net);
+}
+
 static bool sroce_ibdev_is_ours(struct ib_device *ibdev)
 {
 	return ibdev->ops.dealloc_driver == sroce_dev_dealloc;
@@ -274,6 +280,12 @@ static void sroce_rcv_bth(struct sk_buff *skb, bool local)
 	}
 	qp = sroce_rcv_find_qp(skb, &h, local);
 	if (!qp) {
+		reason = SROCE_STAT_RCVD_UNKNOWN_QPN;
+		goto drop;
+	}
+	/* QP numbers span namespaces; a device is reached only from its own. */
+	if (!local && !sroce_rcv_net_ok(skb, qp->sdev)) {
+		sroce_qp_put(qp);
 		reason = SROCE_STAT_RCVD_UNKNOWN_QPN;
 		goto drop;
 	}

@@ -21,4 +21,9 @@ void sroce_rcv_local(struct sk_buff *skb);
  */
 struct net_device *sroce_rcv_netdev(struct sk_buff *skb);
 
+struct sroce_dev;
+
+/* Did a received packet arrive in @sdev's network namespace? */
+bool sroce_rcv_net_ok(const struct sk_buff *skb, const struct sroce_dev *sdev);
+
 #endif /* SROCE_RECV_H */

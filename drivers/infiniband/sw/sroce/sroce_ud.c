@@ -216,7 +216,9 @@ struct sroce_qp *sroce_gsi_get(const struct sk_buff *skb)
 	list_for_each_entry_rcu(handle, &sroce_gsi_qps, gsi_entry) {
 		if (!refcount_inc_not_zero(&handle->refs))
 			continue;
-		if (sroce_dev_has_gid(handle->qp->sdev, &gid)) {
+		/* Two namespaces may use one address: take the packet's. */
+		if (sroce_rcv_net_ok(skb, handle->qp->sdev) &&
+		    sroce_dev_has_gid(handle->qp->sdev, &gid)) {
 			found = handle->qp;
 			break;
 		}
