@@ -21,6 +21,7 @@ PACKAGES=(
 	clang libclang-rt-14-dev
 	nvme-cli fio
 	nfs-kernel-server nfs-common
+	targetcli-fb open-iscsi
 )
 
 log() { echo "setup: $*"; }

@@ -15,6 +15,9 @@ NFS_WORK=$PWD
 NFS_EXPORT=$NFS_WORK/export	# the server's tmpfs
 NFS_MNT=$NFS_WORK/mnt		# the client's mount point
 NFS_SRC=$NFS_WORK/src		# the tree, in the guest's own /root tmpfs
+TREE_SRC=$NFS_SRC
+# shellcheck source=tests/vm/lib-tree.bash
+. "$SROCE_TOP/tests/vm/lib-tree.bash"
 
 NFS_MOUNTED=()		# what nfs_cleanup unmounts, newest last
 NFS_DAEMONS=()		# pids of rpcbind and rpc.mountd
@@ -32,47 +35,6 @@ nfs_umount_last() {
 
 	run umount "${NFS_MOUNTED[$n]}" || fail "umount ${NFS_MOUNTED[$n]}"
 	unset "NFS_MOUNTED[$n]"
-}
-
-# tree_sums DIR: sha256sum of every file under DIR, by relative name.
-tree_sums() {
-	(cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
-}
-
-# tree_digest DIR: one line for all of it.
-tree_digest() {
-	local sums
-
-	sums=$(tree_sums "$1") || fail "cannot read the tree under $1"
-	sha256sum <<< "$sums" | cut -d' ' -f1
-}
-
-# make_tree: the tree under NFS_SRC, sizes around pages, RDMA segments and
-# rsize/wsize; TREE_BYTES and TREE_DIGEST describe it.
-make_tree() {
-	mkdir -p "$NFS_SRC/sub/deeper"
-	head -c $((2 << 20)) /dev/urandom > "$NFS_SRC/two-mib"
-	head -c $(((1 << 20) + 12345)) /dev/urandom > "$NFS_SRC/odd"
-	head -c 4097 /dev/urandom > "$NFS_SRC/sub/page-and-one"
-	head -c 777777 /dev/urandom > "$NFS_SRC/sub/deeper/middle"
-	head -c 1 /dev/urandom > "$NFS_SRC/sub/one-byte"
-	: > "$NFS_SRC/empty"
-	TREE_BYTES=$(du -sb --apparent-size "$NFS_SRC" | cut -f1)
-	# shellcheck disable=SC2034 # the scripts'
-	TREE_DIGEST=$(tree_digest "$NFS_SRC")
-	log "tree: $(find "$NFS_SRC" -type f | wc -l) files, $TREE_BYTES bytes"
-}
-
-# expect_tree DIR DIGEST WHAT: DIR holds exactly the tree of DIGEST.
-expect_tree() {
-	local got
-
-	got=$(tree_digest "$1")
-	if [ "$got" != "$2" ]; then
-		[ ! -d "$NFS_SRC" ] || diff <(tree_sums "$1") <(tree_sums "$NFS_SRC") || true
-		fail "$3 differs from the tree written"
-	fi
-	log "$3: byte for byte the tree written"
 }
 
 # nfs_server_up CLIENT: knfsd exports NFS_EXPORT to CLIENT (an address),
@@ -134,13 +96,6 @@ mount_stats_xprt() {
 		here && $1 == "xprt:" { print $2; exit }' /proc/self/mountstats
 }
 
-# rdma_pkts: packets RDMA_DEV sent and received so far.
-rdma_pkts() {
-	local hw=/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters
-
-	echo $(($(cat "$hw/sent_pkts") + $(cat "$hw/rcvd_pkts")))
-}
-
 # nfs_mount SERVER VERSOPTS: mount SERVER's export on NFS_MNT over RDMA
 # and check the transport the client chose.
 nfs_mount() {
@@ -153,16 +108,6 @@ nfs_mount() {
 	log "$NFS_MNT: $(grep " $NFS_MNT " /proc/mounts | cut -d' ' -f4)"
 	[ "$xprt" = rdma ] || fail "$NFS_MNT is on transport '$xprt' (mountstats), not rdma"
 	log "mountstats: $NFS_MNT is on transport $xprt"
-}
-
-# expect_rdma_pkts SINCE WHAT: RDMA_DEV moved at least a packet per 4 KiB
-# of the tree written once and read once since rdma_pkts said SINCE.
-expect_rdma_pkts() {
-	local pkts=$(($(rdma_pkts) - $1))
-
-	log "$2: $RDMA_DEV sent and received $pkts packets"
-	[ "$pkts" -ge $((2 * TREE_BYTES / 4096)) ] ||
-		fail "$2: $RDMA_DEV moved only $pkts packets for 2 x $TREE_BYTES bytes"
 }
 
 # The client's mount first, then the server, then what it stood on.
