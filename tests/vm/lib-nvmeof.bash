@@ -24,7 +24,7 @@ NVMF_RAM_MIB=${NVMF_RAM_MIB:-4}
 # nvmet-rdma's use_srq (off by default): its receive buffers on SRQs.
 NVMF_USE_SRQ=${NVMF_USE_SRQ:-0}
 NVMF_CTRL='' NVMF_NS=''
-NVMF_TARGET_UP=0 NVMF_MOUNTED_CONFIGFS=0 NVMF_FIO_PID=''
+NVMF_TARGET_UP=0 NVMF_FIO_PID=''
 NVMF_DMESG_MARK=0 NVMF_RES_BEFORE='' NVMF_POLL_QUEUES=0
 NVMF_SUBSYS=$NVMF_CFG/subsystems/$NVMF_NQN
 NVMF_PORT_DIR=$NVMF_CFG/ports/1
@@ -41,11 +41,7 @@ nvmf_target_up() {
 	else
 		run modprobe nvmet-rdma || fail "modprobe nvmet-rdma"
 	fi
-	# configfs is a module on Debian: the guest could not mount it at boot.
-	if ! grep -q " /sys/kernel/config configfs " /proc/mounts; then
-		run mount -t configfs configfs /sys/kernel/config || fail "mount configfs"
-		NVMF_MOUNTED_CONFIGFS=1
-	fi
+	configfs_mount
 	[ -d "$NVMF_CFG" ] || fail "no $NVMF_CFG (configfs)"
 	NVMF_TARGET_UP=1
 	mkdir "$NVMF_SUBSYS" || fail "mkdir subsystem"
@@ -89,10 +85,7 @@ nvmf_target_down() {
 		rmdir "$NVMF_SUBSYS"
 	fi
 	NVMF_TARGET_UP=0
-	# The mount must not outlive the test (shared boot).
-	if [ "$NVMF_MOUNTED_CONFIGFS" = 1 ]; then
-		umount /sys/kernel/config && NVMF_MOUNTED_CONFIGFS=0
-	fi
+	configfs_umount
 	return 0
 }
 
@@ -378,12 +371,8 @@ nvmf_check_dmesg() {
 # nvmf_unload: the host's and the target's modules, those loaded.
 NVMF_MODULES="nvme_rdma nvme_fabrics nvmet_rdma nvmet brd"
 nvmf_unload() {
-	local m loaded=()
-
-	for m in $NVMF_MODULES; do
-		[ -d "/sys/module/$m" ] && loaded+=("$m")
-	done
-	[ ${#loaded[@]} = 0 ] || run rmmod "${loaded[@]}"
+	# shellcheck disable=SC2086 # one word a module
+	rmmod_loaded $NVMF_MODULES
 }
 
 # nvmf_cleanup: for trap EXIT. Never fails: the test's verdict stands.

@@ -132,6 +132,13 @@ rdma_teardown() {
 	VERBS_SKIP=()
 }
 
+# rdma_pkts: packets RDMA_DEV sent and received so far.
+rdma_pkts() {
+	local hw=/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters
+
+	echo $(($(cat "$hw/sent_pkts") + $(cat "$hw/rcvd_pkts")))
+}
+
 # delete_and_unload_sroce: after a fuzz, "rdma link delete sroce0" and
 # "rmmod sroce" must both succeed: a reference left behind makes one refuse
 # or hang. If the delete is refused, unload anyway (it unregisters the device

@@ -166,6 +166,34 @@ barrier() {
 	log "barrier $1 passed"
 }
 
+# rmmod_loaded MODULE...: rmmod those of MODULE... that are loaded, in
+# one call (in the order given).
+rmmod_loaded() {
+	local m loaded=()
+
+	for m in "$@"; do
+		[ -d "/sys/module/$m" ] && loaded+=("$m")
+	done
+	[ ${#loaded[@]} = 0 ] || run rmmod "${loaded[@]}"
+}
+
+# --- configfs (kernel targets: nvmet, LIO) --------------------------------
+
+# configfs is a module on Debian: the guest may not have mounted it at
+# boot. configfs_mount mounts it if needed; configfs_umount undoes only
+# that mount: it must not outlive the test (shared boot), as it would keep
+# the module loaded.
+CONFIGFS_MOUNTED=0
+configfs_mount() {
+	grep -q " /sys/kernel/config configfs " /proc/mounts && return 0
+	run mount -t configfs configfs /sys/kernel/config || fail "mount configfs"
+	CONFIGFS_MOUNTED=1
+}
+
+configfs_umount() {
+	[ "$CONFIGFS_MOUNTED" = 0 ] || { umount /sys/kernel/config && CONFIGFS_MOUNTED=0; }
+}
+
 # --- bad input ------------------------------------------------------------
 
 # expect_rejected CMD...: CMD (an rdma command) must fail and leave the list
