@@ -8,6 +8,8 @@
 # packets and bytes by about the size of a known transfer, doorbells rung and
 # elided, RNR NAKs, transport retries, remote access NAKs, a link flap; sysfs
 # and `rdma statistic show link` agree; restrack shows a live QP's PSNs.
+# ports/1/counters/ (the PMA view) moves with the transfer and agrees
+# with hw_counters.
 # Two vCPUs: with one, the transmit thread never polls, so no doorbell is
 # ever elided.
 . "$SROCE_TOP/tests/vm/lib.sh"
@@ -20,10 +22,19 @@ rcvd_nak_access sent_nak_inv_req rcvd_nak_inv_req icrc_errors rcvd_malformed
 rcvd_unknown_qpn rcvd_bad_pkey rcvd_dropped ack_coalesced link_downed
 doorbells doorbells_elided send_err local_segments rcvd_dup_read_mismatch
 tx_passes tx_qp_visits qkey_viol rcvd_ud_len_err rcvd_ud_no_wqe ud_send_too_long rcvd_mcast_pkts
-rcvd_dup_atomic_mismatch"
+rcvd_dup_atomic_mismatch sent_mcast_pkts rcvd_mcast_qp_pkts"
+
+# ports/1/counters/: ib_core asks process_mad (sroce_pma.c) for each.
+PMA_COUNTERS="symbol_error link_error_recovery link_downed port_rcv_errors
+port_rcv_remote_physical_errors port_rcv_switch_relay_errors port_xmit_discards
+port_xmit_constraint_errors port_rcv_constraint_errors local_link_integrity_errors
+excessive_buffer_overrun_errors VL15_dropped port_xmit_data port_rcv_data
+port_xmit_packets port_rcv_packets port_xmit_wait unicast_xmit_packets
+unicast_rcv_packets multicast_xmit_packets multicast_rcv_packets"
 
 rdma_setup sroce
 HW=/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters
+PMA=/sys/class/infiniband/$RDMA_DEV/ports/1/counters
 POLL=/sys/module/sroce/parameters/sq_poll_usecs
 POLL_DEFAULT=$(cat "$POLL")
 
@@ -31,6 +42,7 @@ POLL_DEFAULT=$(cat "$POLL")
 settle() { sleep 0.05; }
 
 counter() { cat "$HW/$1"; }
+pma() { cat "$PMA/$1"; }
 
 # snapshot: remember every counter; delta NAME: its growth since then.
 declare -A BEFORE
@@ -41,19 +53,29 @@ snapshot() {
 	for c in $COUNTERS; do
 		BEFORE[$c]=$(counter "$c")
 	done
+	for c in $PMA_COUNTERS; do
+		BEFORE[pma_$c]=$(pma "$c")
+	done
 }
 delta() { echo $(($(counter "$1") - BEFORE[$1])); }
+pma_delta() {
+	local key=pma_$1
+
+	echo $(($(pma "$1") - BEFORE[$key]))
+}
+
+# in_range WHAT GROWTH MIN MAX: fail unless MIN <= GROWTH <= MAX.
+in_range() {
+	if [ "$2" -lt "$3" ] || [ "$2" -gt "$4" ]; then
+		fail "$1 grew by $2, expected $3..$4"
+	fi
+	log "$1 +$2 (expected $3..$4)"
+}
 
 # expect_range NAME MIN MAX: the counter grew by MIN..MAX since the snapshot.
-expect_range() {
-	local d
-
-	d=$(delta "$1")
-	if [ "$d" -lt "$2" ] || [ "$d" -gt "$3" ]; then
-		fail "$1 grew by $d, expected $2..$3"
-	fi
-	log "$1 +$d (expected $2..$3)"
-}
+expect_range() { in_range "$1" "$(delta "$1")" "$2" "$3"; }
+# pma_range NAME MIN MAX: the same for counters/NAME.
+pma_range() { in_range "counters/$1" "$(pma_delta "$1")" "$2" "$3"; }
 
 check_names() {
 	local c
@@ -63,6 +85,35 @@ check_names() {
 		[[ $(counter "$c") =~ ^[0-9]+$ ]] || fail "hw_counters/$c: '$(counter "$c")'"
 	done
 	log "all $(echo "$COUNTERS" | wc -w) counters present"
+	for c in $PMA_COUNTERS; do
+		[[ $(pma "$c") =~ ^[0-9]+$ ]] || fail "counters/$c: '$(pma "$c" 2>&1)'"
+	done
+	log "all $(echo "$PMA_COUNTERS" | wc -w) counters/ files present"
+}
+
+# expect_pma NAME VALUE: counters/NAME reads VALUE (from hw_counters).
+expect_pma() {
+	[ "$(pma "$1")" = "$2" ] || fail "counters/$1 is $(pma "$1"), hw_counters say $2"
+}
+
+# counters/ is hw_counters in the PMA's units (Documentation/counters.md):
+# data in 4-octet words, unicast + multicast = all. Read on an idle device.
+check_pma_agrees() {
+	settle
+	expect_pma port_xmit_data $(($(counter sent_bytes) / 4))
+	expect_pma port_rcv_data $(($(counter rcvd_bytes) / 4))
+	expect_pma port_xmit_packets "$(counter sent_pkts)"
+	expect_pma port_rcv_packets "$(counter rcvd_pkts)"
+	expect_pma multicast_xmit_packets "$(counter sent_mcast_pkts)"
+	expect_pma multicast_rcv_packets "$(counter rcvd_mcast_qp_pkts)"
+	expect_pma unicast_xmit_packets $(($(counter sent_pkts) - $(counter sent_mcast_pkts)))
+	expect_pma unicast_rcv_packets $(($(counter rcvd_pkts) - $(counter rcvd_mcast_qp_pkts)))
+	expect_pma port_rcv_errors $(($(counter icrc_errors) + $(counter rcvd_malformed)))
+	expect_pma port_xmit_discards "$(counter send_err)"
+	expect_pma link_downed "$(counter link_downed)"
+	expect_pma symbol_error 0
+	log "counters/ agrees with hw_counters:" \
+		"$(pma port_xmit_data) words, $(pma port_xmit_packets) packets sent"
 }
 
 # `rdma statistic show link DEV/1` prints "link DEV/1 name value name value ...".
@@ -104,6 +155,12 @@ check_traffic() {
 	expect_range rcvd_pkts "$pkts" $((pkts * 2))
 	expect_range rcvd_dropped 0 0
 	expect_range send_err 0 0
+	pma_range port_xmit_data $((payload / 4)) $((payload * 105 / 400))
+	pma_range port_rcv_data $((payload / 4)) $((payload * 105 / 400))
+	pma_range port_xmit_packets "$pkts" $((pkts * 2))
+	pma_range unicast_rcv_packets "$pkts" $((pkts * 2))
+	pma_range multicast_xmit_packets 0 0
+	check_pma_agrees
 	# Each WQE is fetched either inside a doorbell or by the polling
 	# thread; the thread may be polling (woken by the QPs' setup) before
 	# the first post, so none need ring - or parked throughout, so all do.
@@ -256,6 +313,7 @@ check_link_downed() {
 	expect_field "$RDMA_DEV" state "PORT_ACTIVE (4)" 10
 	settle
 	expect_range link_downed 1 1
+	pma_range link_downed 1 1
 }
 
 [ "$(nproc)" -ge 2 ] || fail "needs 2 vCPUs (vm-run --cpus 2): the transmit thread polls only then"
@@ -272,3 +330,4 @@ check_unsignaled_tail
 check_restrack
 check_rdma_tool_agrees
 check_link_downed
+check_pma_agrees

@@ -9,7 +9,9 @@
 # Q_Key violation, one datagram too long for its receive, one send above
 # the MTU that sent nothing, and no datagram without a receive; from
 # ud_mcast_send, 4 datagrams for the group, each refused by the QP attached
-# with another Q_Key (4 more Q_Key violations). Last,
+# with another Q_Key (4 more Q_Key violations) and taken by the 2 (then 1)
+# QPs attached with the right one: 4 multicast sends, 7 copies received
+# (ports/1/counters/multicast_*_packets). Last,
 # ud_send between IPv6 GIDs (the GRH area is then the IPv6 header).
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
@@ -17,7 +19,8 @@
 require_verbs_test
 rdma_setup sroce
 HW=/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters
-UD_COUNTERS="qkey_viol rcvd_ud_len_err ud_send_too_long rcvd_ud_no_wqe rcvd_mcast_pkts"
+UD_COUNTERS="qkey_viol rcvd_ud_len_err ud_send_too_long rcvd_ud_no_wqe rcvd_mcast_pkts
+sent_mcast_pkts rcvd_mcast_qp_pkts"
 declare -A BEFORE
 sleep 0.05	# ib_core caches hw_counters for 10 ms
 for c in $UD_COUNTERS; do
@@ -37,6 +40,9 @@ expect_delta() {
 sleep 0.05
 expect_delta qkey_viol 5
 expect_delta rcvd_mcast_pkts 4
+# The same 4 sent; A and B take the first 3 each, A alone the last.
+expect_delta sent_mcast_pkts 4
+expect_delta rcvd_mcast_qp_pkts 7
 expect_delta rcvd_ud_len_err 1
 expect_delta ud_send_too_long 1
 expect_delta rcvd_ud_no_wqe 0

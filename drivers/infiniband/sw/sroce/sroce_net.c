@@ -441,5 +441,7 @@ int sroce_pkt_xmit_av(struct sroce_dev *sdev, const struct sroce_av *av,
 	else
 		err = sroce_xmit_ipv6(skb, av);
 	sroce_pkt_xmit_count(sdev, udp_payload, err);
+	if (sroce_av_is_mcast(av) && !net_xmit_eval(err))
+		sroce_stat_inc(sdev, SROCE_STAT_SENT_MCAST_PKTS);
 	return err;
 }

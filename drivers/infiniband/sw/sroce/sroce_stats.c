@@ -46,6 +46,8 @@ static const struct rdma_stat_desc sroce_stat_descs[SROCE_NUM_STATS] = {
 	[SROCE_STAT_UD_SEND_TOO_LONG].name = "ud_send_too_long",
 	[SROCE_STAT_RCVD_MCAST_PKTS].name = "rcvd_mcast_pkts",
 	[SROCE_STAT_RCVD_DUP_ATOMIC_MISMATCH].name = "rcvd_dup_atomic_mismatch",
+	[SROCE_STAT_SENT_MCAST_PKTS].name = "sent_mcast_pkts",
+	[SROCE_STAT_RCVD_MCAST_QP_PKTS].name = "rcvd_mcast_qp_pkts",
 };
 
 int sroce_stats_init(struct sroce_dev *sdev)
@@ -61,7 +63,7 @@ void sroce_stats_free(struct sroce_dev *sdev)
 }
 
 /* Sum over every CPU that may ever have counted; u64 loads do not tear. */
-SROCE_VISIBLE_IF_KUNIT u64 sroce_stat_read(struct sroce_dev *sdev, enum sroce_stat s)
+u64 sroce_stat_read(struct sroce_dev *sdev, enum sroce_stat s)
 {
 	u64 sum = 0;
 	int cpu;

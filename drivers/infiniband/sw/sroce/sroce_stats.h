@@ -8,8 +8,9 @@
  * taken while traffic runs is a snapshot, not an atomic cut across counters.
  *
  * The counters are the port's hw_counters: `rdma statistic show link
- * <dev>/1` and /sys/class/infiniband/<dev>/ports/1/hw_counters/<name>. Their
- * meaning is documented in Documentation/counters.md; keep both in step.
+ * <dev>/1` and /sys/class/infiniband/<dev>/ports/1/hw_counters/<name>;
+ * sroce_pma.c shows some of them again, in IBA's units, as ports/1/counters/.
+ * Their meaning is documented in Documentation/counters.md; keep both in step.
  */
 #ifndef SROCE_STATS_H
 #define SROCE_STATS_H
@@ -58,6 +59,8 @@ enum sroce_stat {
 	SROCE_STAT_UD_SEND_TOO_LONG,
 	SROCE_STAT_RCVD_MCAST_PKTS,
 	SROCE_STAT_RCVD_DUP_ATOMIC_MISMATCH,
+	SROCE_STAT_SENT_MCAST_PKTS,
+	SROCE_STAT_RCVD_MCAST_QP_PKTS,
 	SROCE_NUM_STATS
 };
 
@@ -89,10 +92,8 @@ struct rdma_hw_stats;
 int sroce_stats_init(struct sroce_dev *sdev);
 void sroce_stats_free(struct sroce_dev *sdev);
 
-#if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
-/* Static without the KUnit suites (SROCE_VISIBLE_IF_KUNIT). */
+/* A sum over the CPUs: a snapshot while traffic runs. */
 u64 sroce_stat_read(struct sroce_dev *sdev, enum sroce_stat s);
-#endif
 
 /* ib_device_ops */
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,

@@ -524,5 +524,7 @@ void sroce_ud_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_PKTS);
 	sroce_stat_add(qp->sdev, SROCE_STAT_RCVD_BYTES, skb->len);
+	if (h->bth.dest_qpn == SROCE_MCAST_QPN)
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_MCAST_QP_PKTS);
 	consume_skb(skb);
 }

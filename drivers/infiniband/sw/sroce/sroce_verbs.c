@@ -20,6 +20,7 @@
 #include "sroce_caps.h"
 #include "sroce_cq.h"
 #include "sroce_mcast.h"
+#include "sroce_pma.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
 #include "sroce_srq.h"
@@ -132,6 +133,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.get_link_layer = sroce_get_link_layer,
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.get_hw_stats = sroce_get_hw_stats,
+	.process_mad = sroce_process_mad,
 
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
