@@ -77,7 +77,7 @@ static int sroce_build_send(const struct sroce_qp *qp,
 		ret = sroce_wqe_set_sges(qp, wqe, wr->sg_list, wr->num_sge);
 	if (!ret)
 		ret = sroce_wqe_check(wqe);
-	return ret ? ret : sroce_wqe_check_ud(qp, wqe);
+	return ret ? ret : sroce_wqe_check_qp_type(qp, wqe);
 }
 
 /*

@@ -99,7 +99,8 @@ static int sroce_check_qp_init_attr(const struct ibv_qp_init_attr_ex *attr)
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    (attr->send_ops_flags & ~(uint64_t)SROCE_QP_SEND_OPS))
 		return EOPNOTSUPP;
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD)
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD)
 		return EOPNOTSUPP;
 	if (!attr->send_cq || !attr->recv_cq)
 		return EINVAL;

@@ -89,12 +89,28 @@ void sroce_wqe_set_ud(struct sroce_send_wqe *wqe, struct ibv_ah *ah,
 	wqe->ud.remote_qkey = remote_qkey;
 }
 
-int sroce_wqe_check_ud(const struct sroce_qp *qp,
-		       const struct sroce_send_wqe *wqe)
+static bool sroce_wqe_is_send(const struct sroce_send_wqe *wqe)
 {
+	return wqe->opcode == SROCE_WR_SEND || wqe->opcode == SROCE_WR_SEND_WITH_IMM;
+}
+
+/* UC carries what needs no response. */
+static int sroce_wqe_check_uc(const struct sroce_send_wqe *wqe)
+{
+	if (sroce_wqe_is_send(wqe) || wqe->opcode == SROCE_WR_RDMA_WRITE ||
+	    wqe->opcode == SROCE_WR_RDMA_WRITE_WITH_IMM)
+		return 0;
+	return EINVAL;
+}
+
+int sroce_wqe_check_qp_type(const struct sroce_qp *qp,
+			    const struct sroce_send_wqe *wqe)
+{
+	if (qp->vqp.qp.qp_type == IBV_QPT_UC)
+		return sroce_wqe_check_uc(wqe);
 	if (qp->vqp.qp.qp_type != IBV_QPT_UD)
 		return 0;
-	if (wqe->opcode != SROCE_WR_SEND && wqe->opcode != SROCE_WR_SEND_WITH_IMM)
+	if (!sroce_wqe_is_send(wqe))
 		return EINVAL;
 	/* The kernel checks the index; 0 is never one (sroce-abi.h). */
 	if (!wqe->ud.ah_index || wqe->ud.remote_qpn > 0xffffff)

@@ -42,13 +42,16 @@ void sroce_wqe_set_atomic(struct sroce_send_wqe *wqe, uint32_t rkey,
 			  uint64_t remote_addr, uint64_t compare_add,
 			  uint64_t swap);
 
-/* A UD send's destination; checked by sroce_wqe_check_ud(). */
+/* A UD send's destination; checked by sroce_wqe_check_qp_type(). */
 void sroce_wqe_set_ud(struct sroce_send_wqe *wqe, struct ibv_ah *ah,
 		      uint32_t remote_qpn, uint32_t remote_qkey);
 
-/* On a UD QP only sends with a destination: EINVAL otherwise. */
-int sroce_wqe_check_ud(const struct sroce_qp *qp,
-		       const struct sroce_send_wqe *wqe);
+/*
+ * On a UD QP only sends with a destination, on a UC QP only sends and
+ * RDMA writes (no READ, no atomics): EINVAL otherwise.
+ */
+int sroce_wqe_check_qp_type(const struct sroce_qp *qp,
+			    const struct sroce_send_wqe *wqe);
 
 /* EINVAL if there are more SGEs than the QP's entries hold. */
 int sroce_wqe_set_sges(const struct sroce_qp *qp, struct sroce_send_wqe *wqe,

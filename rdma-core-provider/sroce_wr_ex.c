@@ -39,7 +39,7 @@ static void sroce_wr_close(struct sroce_qp *qp)
 	if (qp->batch_wqe && !qp->batch_err)
 		sroce_wr_fail(qp, sroce_wqe_check(qp->batch_wqe));
 	if (qp->batch_wqe && !qp->batch_err)
-		sroce_wr_fail(qp, sroce_wqe_check_ud(qp, qp->batch_wqe));
+		sroce_wr_fail(qp, sroce_wqe_check_qp_type(qp, qp->batch_wqe));
 	qp->batch_wqe = NULL;
 }
 

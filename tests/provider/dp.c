@@ -24,7 +24,7 @@ static struct ibv_qp *fx_create_qp(struct fx *f, const struct fx_opts *o)
 		.send_cq = f->cq,
 		.recv_cq = f->cq,
 		.cap = o->cap,
-		.qp_type = IBV_QPT_RC,
+		.qp_type = o->qp_type ? o->qp_type : IBV_QPT_RC,
 		.sq_sig_all = o->sq_sig_all,
 		.comp_mask = IBV_QP_INIT_ATTR_PD,
 		.pd = dp.pd,

@@ -35,6 +35,7 @@ struct fx_opts {
 	int sq_sig_all;
 	bool ex;			/* create_qp_ex with every send op */
 	int cqe;			/* 0: 64 */
+	enum ibv_qp_type qp_type;	/* 0: IBV_QPT_RC */
 };
 
 /*

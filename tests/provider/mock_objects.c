@@ -338,7 +338,8 @@ int mock_create_qp(const struct ib_uverbs_cmd_hdr *hdr)
 	if (hdr->out_words * 4u < sizeof(struct ib_uverbs_create_qp_resp) +
 					  sizeof(struct sroce_create_qp_resp))
 		return EINVAL;
-	if (req.qp_type != IBV_QPT_RC || !mock_cq_get(req.send_cq_handle) ||
+	if ((req.qp_type != IBV_QPT_RC && req.qp_type != IBV_QPT_UC) ||
+	    !mock_cq_get(req.send_cq_handle) ||
 	    !mock_cq_get(req.recv_cq_handle))
 		return EINVAL;
 	for (i = 0; i < MOCK_MAX_OBJECTS && qps[i].alive; i++)

@@ -292,6 +292,30 @@ static void post_send_rejects_unsupported_opcodes_and_flags(
 	fx_teardown(&f);
 }
 
+/* UC carries sends and writes; what needs a response is refused at post. */
+static void post_send_uc_takes_sends_and_writes_only(struct unit_case_state *t)
+{
+	const struct fx_opts uc = { .qp_type = IBV_QPT_UC };
+	const enum ibv_wr_opcode ok[] = { IBV_WR_SEND, IBV_WR_SEND_WITH_IMM,
+					  IBV_WR_RDMA_WRITE,
+					  IBV_WR_RDMA_WRITE_WITH_IMM };
+	const enum ibv_wr_opcode refused[] = { IBV_WR_RDMA_READ,
+					       IBV_WR_ATOMIC_CMP_AND_SWP,
+					       IBV_WR_ATOMIC_FETCH_AND_ADD };
+	struct fx f;
+	size_t i;
+
+	if (!fx_setup(t, &f, &uc))
+		return;
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		EXPECT(t, post_one(&f, refused[i], 0, i) == EINVAL);
+	EXPECT(t, k_sq_pending(f.kqp) == 0);
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		EXPECT(t, post_one(&f, ok[i], 0, i) == 0);
+	EXPECT(t, k_sq_pending(f.kqp) == 4);
+	fx_teardown(&f);
+}
+
 static void post_send_atomic_needs_one_aligned_8_byte_sge(
 	struct unit_case_state *t)
 {
@@ -561,6 +585,7 @@ static void rq_full_is_enomem_until_completion_polled(
 DP_CASES(dp_post_cases,
 	 UNIT_CASE(post_send_encodes_send_with_sges_and_flags),
 	 UNIT_CASE(post_send_encodes_every_opcode),
+	 UNIT_CASE(post_send_uc_takes_sends_and_writes_only),
 	 UNIT_CASE(post_send_inline_copies_payload_after_header),
 	 UNIT_CASE(post_send_inline_limits),
 	 UNIT_CASE(post_send_bad_wr_is_einval_after_posting_earlier_ones),

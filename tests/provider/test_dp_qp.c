@@ -59,8 +59,8 @@ static void qp_create_refuses_what_sroce_cannot_do(struct unit_case_state *t)
 {
 	struct ibv_cq *cq = ibv_create_cq(dp.ctx, 16, NULL, NULL, 0);
 	unsigned int creates = dp.mock->commands(IB_USER_VERBS_CMD_CREATE_QP);
-	/* UD is supported (the VM tests run it); these are not. */
-	const enum ibv_qp_type types[] = { IBV_QPT_UC, IBV_QPT_RAW_PACKET };
+	/* UC and UD are supported (the VM tests run them); these are not. */
+	const enum ibv_qp_type types[] = { IBV_QPT_RAW_PACKET, IBV_QPT_XRC_SEND };
 	size_t i;
 
 	REQUIRE(t, cq != NULL);

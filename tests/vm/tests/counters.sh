@@ -22,7 +22,7 @@ rcvd_nak_access sent_nak_inv_req rcvd_nak_inv_req icrc_errors rcvd_malformed
 rcvd_unknown_qpn rcvd_bad_pkey rcvd_dropped ack_coalesced link_downed
 doorbells doorbells_elided send_err local_segments rcvd_dup_read_mismatch
 tx_passes tx_qp_visits qkey_viol rcvd_ud_len_err rcvd_ud_no_wqe ud_send_too_long rcvd_mcast_pkts
-rcvd_dup_atomic_mismatch sent_mcast_pkts rcvd_mcast_qp_pkts"
+rcvd_dup_atomic_mismatch sent_mcast_pkts rcvd_mcast_qp_pkts uc_dropped_msgs"
 
 # ports/1/counters/: ib_core asks process_mad (sroce_pma.c) for each.
 PMA_COUNTERS="symbol_error link_error_recovery link_downed port_rcv_errors

@@ -464,7 +464,7 @@ bool sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 	u32 flags = h->op->flags;
 	bool taken = false;
 
-	/* sroce_rcv_bth() let only RC opcodes through. */
+	/* sroce_rcv_bth() let only RC opcodes through: UC has no responses. */
 	spin_lock_bh(&qp->lock);
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
 		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_UNKNOWN_QPN);

@@ -32,6 +32,7 @@
 #include "sroce_qp.h"
 #include "sroce_queue.h"
 #include "sroce_tx.h"
+#include "sroce_uc.h"
 #include "sroce_ud.h"
 
 /* The send flags a kernel WR may carry: those the ring has. */
@@ -188,9 +189,11 @@ static int sroce_kpost_build_send(struct sroce_qp *qp,
 	err = sroce_kpost_opcode(wr->opcode, &wqe->opcode);
 	if (err)
 		return err;
-	/* A datagram is a SEND (IBA 9.8.1). */
+	/* A datagram is a SEND (IBA 9.8.1); UC has no READ nor atomics. */
 	if (sroce_qp_is_ud(qp) && wqe->opcode != SROCE_WR_SEND &&
 	    wqe->opcode != SROCE_WR_SEND_WITH_IMM)
+		return -EINVAL;
+	if (sroce_qp_is_uc(qp) && !sroce_uc_wr_opcode_ok(wqe->opcode))
 		return -EINVAL;
 	wqe->wr_id = wr->wr_id;
 	wqe->send_flags = sroce_kpost_send_flags(wr->send_flags);

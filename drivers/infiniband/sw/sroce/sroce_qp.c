@@ -196,9 +196,10 @@ static int sroce_qp_export(struct sroce_qp *qp, struct ib_udata *udata)
 static int sroce_qp_check_init(const struct ib_qp_init_attr *init,
 			       struct ib_udata *udata)
 {
-	/* UC and XRC come later; say so clearly. */
-	if ((init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
-	     init->qp_type != IB_QPT_GSI) || init->create_flags)
+	/* XRC comes later; say so clearly. */
+	if ((init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
+	     init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI) ||
+	    init->create_flags)
 		return -EOPNOTSUPP;
 	/* A kernel SRQ serves kernel QPs, a process's its own QPs. */
 	if (init->srq && to_ssrq(init->srq)->kernel != !udata)
@@ -596,7 +597,8 @@ static int sroce_qp_current_state(struct sroce_qp *qp, struct ib_qp_attr *attr,
 
 /**
  * sroce_qp_state_transition_valid - may a QP go from @cur to @next?
- * @type: the QP's type (the table differs: SQE exists for UD, not RC)
+ * @type: the QP's type (the table differs: SQE exists for UD and UC, not
+ *	RC; UC takes no timeout, retry, RNR or RD atomic attributes)
  * @cur: current state
  * @next: requested state
  * @mask: IB_QP_* attributes given with the transition

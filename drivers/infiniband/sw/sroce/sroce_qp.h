@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sroce_qp.h - reliable-connected queue pairs and their protocol state.
+ * sroce_qp.h - queue pairs (RC, UC, UD) and their protocol state.
  *
  * Each QP is driven from three contexts: the transmit thread (requester:
  * turning send WQEs into packets, retransmitting, sending READ responses),
@@ -145,7 +145,7 @@ struct sroce_rwqe {
 };
 
 /**
- * struct sroce_qp - a queue pair: RC, UD or GSI
+ * struct sroce_qp - a queue pair: RC, UC, UD or GSI
  * @ibqp: ib_core's part
  * @sdev: owning device
  * @handle: what the QPN table holds; its refcount counts the table's
@@ -324,6 +324,18 @@ static inline void sroce_swqe_fail(struct sroce_swqe *swqe,
 static inline bool sroce_qp_is_ud(const struct sroce_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
+/* Unreliable connected: RC's packets without responses (sroce_uc.h). */
+static inline bool sroce_qp_is_uc(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UC;
+}
+
+/* The transport bits of every opcode a connected QP sends and takes. */
+static inline u8 sroce_qp_transport(const struct sroce_qp *qp)
+{
+	return sroce_qp_is_uc(qp) ? SROCE_TRANSPORT_UC : SROCE_TRANSPORT_RC;
 }
 
 /*

@@ -307,8 +307,8 @@ static void sroce_rcv_bth(struct sk_buff *skb, bool local)
 		reason = SROCE_STAT_RCVD_UNKNOWN_QPN;
 		goto drop_qp;
 	}
-	/* Every sroce QP is RC: another service's opcode is not for it. */
-	if ((h.bth.opcode & SROCE_TRANSPORT_MASK) != SROCE_TRANSPORT_RC)
+	/* Another service's opcode (RC to a UC QP, ...) is not for it. */
+	if ((h.bth.opcode & SROCE_TRANSPORT_MASK) != sroce_qp_transport(qp))
 		goto drop_qp;
 	if (err) {
 		if (sroce_resp_rcv_unsupported(qp, &h))

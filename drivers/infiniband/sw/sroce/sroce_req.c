@@ -21,6 +21,7 @@
 #include "sroce_sge.h"
 #include "sroce_stats.h"
 #include "sroce_tx.h"
+#include "sroce_uc.h"
 #include "sroce_ud.h"
 
 /* Packets per QP per transmit pass (in flight: sroce_cwnd.h). */
@@ -49,10 +50,12 @@ static const struct {
 /*
  * LOCAL_INV, SEND with invalidate and REG_MR serve kernel ULPs' fast
  * registration, whose MRs only kernel QPs reach; the provider offers
- * none of them.
+ * none of them. UC carries sends and writes only.
  */
 static bool sroce_wr_opcode_supported(const struct sroce_qp *qp, u32 opcode)
 {
+	if (sroce_qp_is_uc(qp))
+		return sroce_uc_wr_opcode_ok(opcode);
 	switch (opcode) {
 	case SROCE_WR_SEND:
 	case SROCE_WR_SEND_WITH_IMM:
@@ -297,6 +300,9 @@ static bool sroce_req_data_ack_req(struct sroce_qp *qp,
 		.unasked = qp->req_unasked,
 	};
 
+	/* UC has no ACK to ask for. */
+	if (sroce_qp_is_uc(qp))
+		return false;
 	return sroce_ackreq_wanted(&in);
 }
 
@@ -360,13 +366,29 @@ static u32 sroce_req_in_flight(const struct sroce_qp *qp)
 	return max(sroce_psn_diff(qp->req_psn, qp->comp_psn), 0);
 }
 
-static u8 sroce_req_data_opcode(const struct sroce_swqe *swqe, bool first,
+/* The wire opcode, transport bits included, of a packet of @swqe. */
+static u8 sroce_req_data_opcode(const struct sroce_qp *qp,
+				const struct sroce_swqe *swqe, bool first,
 				bool last)
 {
-	return first && last ? sroce_req_opcodes[swqe->opcode].only :
-	       first ? sroce_req_opcodes[swqe->opcode].first :
-	       last ? sroce_req_opcodes[swqe->opcode].last :
-		      sroce_req_opcodes[swqe->opcode].middle;
+	u8 op = first && last ? sroce_req_opcodes[swqe->opcode].only :
+		first ? sroce_req_opcodes[swqe->opcode].first :
+		last ? sroce_req_opcodes[swqe->opcode].last :
+		       sroce_req_opcodes[swqe->opcode].middle;
+
+	return sroce_qp_transport(qp) | op;
+}
+
+/*
+ * UC: nothing sent waits for an answer, so nothing is ever in flight for
+ * the congestion window, the AckReq policy or the ACK timer, and a WQE is
+ * done once its last packet is handed to the network (sroce_uc.h).
+ */
+static void sroce_req_uc_sent(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	qp->comp_psn = qp->req_psn;
+	if (swqe->state == SROCE_SWQE_SENT)
+		swqe->state = SROCE_SWQE_DONE;
 }
 
 /*
@@ -382,8 +404,8 @@ static void sroce_req_fill_seg(struct sroce_qp *qp, const struct sroce_swqe *swq
 
 	seg->pkts = pkts;
 	seg->pkt_len = qp->mtu;
-	seg->middle_opcode = sroce_req_opcodes[swqe->opcode].middle;
-	seg->last_opcode = sroce_req_data_opcode(swqe, false, last);
+	seg->middle_opcode = sroce_req_data_opcode(qp, swqe, false, false);
+	seg->last_opcode = sroce_req_data_opcode(qp, swqe, false, last);
 	seg->last_ack_req = ack_req;
 	seg->last_solicited = last && (swqe->send_flags & SROCE_SEND_SOLICITED);
 	seg->last_imm = swqe->imm_data;
@@ -417,7 +439,7 @@ static int sroce_req_data_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	ack_req = sroce_req_data_ack_req(qp, swqe, last_psn, last,
 					 in_flight + pkts - 1);
 
-	sroce_req_fill_bth(qp, &h, sroce_req_data_opcode(swqe, first,
+	sroce_req_fill_bth(qp, &h, sroce_req_data_opcode(qp, swqe, first,
 							 last && pkts == 1),
 			   psn, pkts == 1 && ack_req);
 	h.bth.solicited = pkts == 1 && last &&
@@ -447,6 +469,8 @@ static int sroce_req_data_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	swqe->sent += len;
 	swqe->state = last ? SROCE_SWQE_SENT : SROCE_SWQE_SENDING;
 	sroce_req_advance_psn(qp, sroce_psn_add(last_psn, 1));
+	if (sroce_qp_is_uc(qp))
+		sroce_req_uc_sent(qp, swqe);
 	if (pkts > 1) {
 		sroce_req_fill_seg(qp, swqe, skb, pkts, last, ack_req);
 		sroce_local_xmit_seg(qp, skb, &h);
@@ -702,7 +726,9 @@ static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 			       sroce_req_resent(psn, psn_max, pkts));
 		*budget -= pkts;
 		sent = true;
-		if (swqe->state == SROCE_SWQE_SENT)
+		/* DONE: a UC message, complete once sent. */
+		if (swqe->state == SROCE_SWQE_SENT ||
+		    swqe->state == SROCE_SWQE_DONE)
 			qp->req_index++;
 	}
 	return sent;

@@ -11,6 +11,9 @@
  * Receive WQEs are fetched from the shared ring - the QP's RQ, or its SRQ
  * (sroce_srq.c) - only when a SEND needs one: read once into qp->rwqe,
  * validated, then used from the copy.
+ *
+ * A UC QP's requests are executed the same way but never answered; what
+ * RC would NAK drops the message instead (sroce_uc.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -25,6 +28,7 @@
 #include "sroce_sge.h"
 #include "sroce_srq.h"
 #include "sroce_stats.h"
+#include "sroce_uc.h"
 
 enum sroce_resp_result {
 	SROCE_RESP_DONE,		/* accepted; PSN advances */
@@ -224,7 +228,9 @@ static enum sroce_resp_result sroce_resp_send_op(struct sroce_qp *qp,
 	if (res != SROCE_RESP_DONE)
 		return res;
 	if (h->payload_len > qp->rwqe.length - qp->rwqe_offset) {
-		sroce_resp_complete_rwqe(qp, h, IB_WC_LOC_LEN_ERR);
+		/* UC drops the message, the WQE left to the next one. */
+		if (!sroce_qp_is_uc(qp))
+			sroce_resp_complete_rwqe(qp, h, IB_WC_LOC_LEN_ERR);
 		return SROCE_RESP_NAK_INVALID;
 	}
 	err = sroce_sge_copy(qp, sroce_qp_recv_pd(qp), qp->rwqe.sge,
@@ -720,6 +726,101 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, const struct sroce_hdrs *h
 	sroce_resp_restart_read(qp, res, pos, h->bth.psn);
 }
 
+/*
+ * UC: give up the message under way. Without an SRQ its receive WQE, if
+ * it took one, is used again from the start by the next message; with an
+ * SRQ it completes in error, so that a peer that went quiet does not keep
+ * a shared WQE (the IBA's class D1 and E rules).
+ */
+static void sroce_resp_uc_abort(struct sroce_qp *qp, enum ib_wc_status status)
+{
+	struct sroce_cqe cqe = {
+		.status = status,
+		.opcode = SROCE_WC_RECV,
+		.qp_num = qp->ibqp.qp_num,
+		.src_qp = qp->attr.dest_qp_num,
+		.is_recv = 1,
+	};
+
+	lockdep_assert_held(&qp->lock);
+	sroce_resp_drop_write(qp);
+	qp->resp_last_flags = 0;
+	if (!qp->rwqe_valid)
+		return;
+	if (!qp->srq) {
+		qp->rwqe_offset = 0;
+		return;
+	}
+	cqe.wr_id = qp->rwqe.wr_id;
+	cqe.wqe_index = qp->rwqe.index;
+	qp->rwqe_valid = false;
+	sroce_cq_post(qp->rcq, &qp->ibqp, &cqe, false);
+}
+
+/* UC: a message dropped whole or in part; the QP carries on. */
+static void sroce_resp_uc_drop_msg(struct sroce_qp *qp,
+				   enum ib_wc_status status)
+{
+	sroce_stat_inc(qp->sdev, SROCE_STAT_UC_DROPPED_MSGS);
+	sroce_resp_uc_abort(qp, status);
+}
+
+/* UC: the end of a request executed; nothing is answered. */
+static void sroce_resp_uc_finish(struct sroce_qp *qp, const struct sroce_hdrs *h,
+				 enum sroce_resp_result res)
+{
+	switch (res) {
+	case SROCE_RESP_DONE:
+		qp->resp_psn = sroce_psn_add(h->bth.psn, 1);
+		qp->resp_last_flags = h->op->flags;
+		break;
+	case SROCE_RESP_NAK_OPERATIONAL:
+		/* A bad receive WQE is this side's fault: as on RC, without the NAK. */
+		sroce_qp_error_locked(qp);
+		sroce_qp_event(qp, IB_EVENT_QP_FATAL);
+		break;
+	default:
+		/* No receive WQE, an R_Key, bounds or length error: dropped. */
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_DROPPED);
+		sroce_resp_uc_drop_msg(qp, res == SROCE_RESP_NAK_ACCESS ?
+				       IB_WC_REM_ACCESS_ERR : IB_WC_REM_INV_REQ_ERR);
+		break;
+	}
+}
+
+/* A UC request packet (sroce_uc.h); qp->lock held. */
+static void sroce_resp_uc_rcv_locked(struct sroce_qp *qp,
+				     const struct sroce_hdrs *h,
+				     const u8 *payload)
+{
+	bool in_message = sroce_uc_in_message(qp->resp_last_flags);
+	enum sroce_resp_result res;
+	u32 npsn;
+
+	lockdep_assert_held(&qp->lock);
+	switch (sroce_uc_step(qp->resp_last_flags, qp->resp_psn, h->bth.psn,
+			      h->op->flags)) {
+	case SROCE_UC_CONTINUE:
+		break;
+	case SROCE_UC_RESYNC:
+		sroce_stat_inc(qp->sdev, SROCE_STAT_OUT_OF_SEQUENCE);
+		break;
+	case SROCE_UC_RESTART:
+		sroce_stat_inc(qp->sdev, SROCE_STAT_OUT_OF_SEQUENCE);
+		sroce_resp_uc_drop_msg(qp, IB_WC_REM_INV_REQ_ERR);
+		break;
+	case SROCE_UC_DROP:
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RCVD_DROPPED);
+		if (in_message) {
+			sroce_stat_inc(qp->sdev, SROCE_STAT_OUT_OF_SEQUENCE);
+			sroce_resp_uc_drop_msg(qp, IB_WC_REM_INV_REQ_ERR);
+		}
+		return;
+	}
+	res = sroce_resp_execute(qp, h, payload, &npsn);
+	sroce_resp_uc_finish(qp, h, res);
+}
+
 /* Return: false if the QP's state takes no requests (packet dropped). */
 bool sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 		    const u8 *payload)
@@ -729,13 +830,17 @@ bool sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_hdrs *h,
 	s32 diff;
 	u32 npsn;
 
-	/* sroce_rcv_bth() let only RC opcodes through. */
+	/* sroce_rcv_bth() let only the QP's own transport through. */
 	spin_lock_bh(&qp->lock);
 	if (!sroce_resp_qp_receives(qp)) {
 		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_UNKNOWN_QPN);
 		goto out;
 	}
 	taken = true;
+	if (sroce_qp_is_uc(qp)) {
+		sroce_resp_uc_rcv_locked(qp, h, payload);
+		goto out;
+	}
 	diff = sroce_psn_diff(h->bth.psn, qp->resp_psn);
 	if (diff > 0) {
 		/* Something was lost: ask once for a resend from resp_psn. */
@@ -829,6 +934,8 @@ static void sroce_resp_run_finish(struct sroce_qp *qp, const struct sroce_hdrs *
 	qp->resp_psn = sroce_psn_add(last->bth.psn, 1);
 	qp->resp_last_flags = last_flags;
 	qp->resp_nak_sent = false;
+	if (sroce_qp_is_uc(qp))
+		return;
 	if (last->bth.ack_req)
 		sroce_resp_ack(qp, last->bth.psn,
 			       SROCE_AETH_ACK | SROCE_AETH_CREDITS_INVALID);
@@ -878,8 +985,9 @@ bool sroce_resp_rcv_run(struct sroce_qp *qp, const struct sroce_hdrs *first,
  *
  * An unsupported or reserved RC opcode at the expected PSN is an invalid
  * request (IBA 9.7.5.2.2, class C: NAK, QP to error); at any other PSN it is
- * dropped like any out-of-order packet we cannot interpret. The receive path
- * has already dropped other transports' opcodes.
+ * dropped like any out-of-order packet we cannot interpret. UC answers
+ * nothing: such a packet is dropped whatever its PSN. The receive path has
+ * already dropped other transports' opcodes.
  *
  * Return: false if the QP's state takes no requests.
  */
@@ -891,7 +999,7 @@ bool sroce_resp_rcv_unsupported(struct sroce_qp *qp, const struct sroce_hdrs *h)
 	taken = sroce_resp_qp_receives(qp);
 	if (!taken)
 		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_UNKNOWN_QPN);
-	else if (h->bth.psn != qp->resp_psn)
+	else if (h->bth.psn != qp->resp_psn || sroce_qp_is_uc(qp))
 		sroce_stat_drop(qp->sdev, SROCE_STAT_RCVD_MALFORMED);
 	else
 		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQUEST, IB_EVENT_QP_REQ_ERR);

@@ -48,6 +48,7 @@ static const struct rdma_stat_desc sroce_stat_descs[SROCE_NUM_STATS] = {
 	[SROCE_STAT_RCVD_DUP_ATOMIC_MISMATCH].name = "rcvd_dup_atomic_mismatch",
 	[SROCE_STAT_SENT_MCAST_PKTS].name = "sent_mcast_pkts",
 	[SROCE_STAT_RCVD_MCAST_QP_PKTS].name = "rcvd_mcast_qp_pkts",
+	[SROCE_STAT_UC_DROPPED_MSGS].name = "uc_dropped_msgs",
 };
 
 int sroce_stats_init(struct sroce_dev *sdev)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: which QP state transitions modify_qp accepts for RC (and, where
- * the tables differ, UD), with which attribute masks (IBA 10.3.1, table
+ * the tables differ, UC and UD), with which attribute masks (IBA 10.3.1, table
  * 91), and that a modify failing its
  * last check under qp->lock applies nothing.
  */
@@ -17,6 +17,9 @@
 #define TO_RTS		(IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_TIMEOUT | \
 			 IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | \
 			 IB_QP_MAX_QP_RD_ATOMIC)
+
+#define UC_TO_RTR	(IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU | \
+			 IB_QP_DEST_QPN | IB_QP_RQ_PSN)
 
 struct transition {
 	enum ib_qp_state cur, next;
@@ -63,6 +66,19 @@ static const struct transition transitions[] = {
 	/* The type's own table: UD's RTR takes no AV, RC's needs one. */
 	{ IB_QPS_INIT, IB_QPS_RTR, IB_QP_STATE, true, IB_QPT_UD },
 	{ IB_QPS_INIT, IB_QPS_RTR, IB_QP_STATE, false },
+	/*
+	 * UC: RC's sequence without what only acknowledgements need: no
+	 * RD atomic depths, RNR timer, timeout or retry counts.
+	 */
+	{ IB_QPS_RESET, IB_QPS_INIT, TO_INIT, true, IB_QPT_UC },
+	{ IB_QPS_INIT, IB_QPS_RTR, UC_TO_RTR, true, IB_QPT_UC },
+	{ IB_QPS_INIT, IB_QPS_RTR, UC_TO_RTR & ~IB_QP_RQ_PSN, false, IB_QPT_UC },
+	{ IB_QPS_INIT, IB_QPS_RTR, TO_RTR, false, IB_QPT_UC },
+	{ IB_QPS_RTR, IB_QPS_RTS, IB_QP_STATE | IB_QP_SQ_PSN, true, IB_QPT_UC },
+	{ IB_QPS_RTR, IB_QPS_RTS, IB_QP_STATE, false, IB_QPT_UC },
+	{ IB_QPS_RTR, IB_QPS_RTS, TO_RTS, false, IB_QPT_UC },
+	{ IB_QPS_RTS, IB_QPS_SQD, IB_QP_STATE, true, IB_QPT_UC },
+	{ IB_QPS_SQE, IB_QPS_RTS, IB_QP_STATE, true, IB_QPT_UC },
 	/* Not a state at all. */
 	{ IB_QPS_ERR + 1, IB_QPS_RESET, IB_QP_STATE, false },
 	{ IB_QPS_RESET, IB_QPS_ERR + 1, IB_QP_STATE, false },
