@@ -13,6 +13,8 @@ Two roles, on two hosts of one link:
                    1024) -> its "qpn=.." line
         newud      start a fresh UD target (--ud-target: tests/verbs/ud_target.c,
                    a UD QP in RTS with Q_Key UD_QKEY) -> its "qpn=.." line
+        newuc PSN RECVS  the target with a UC QP and RECVS receives posted
+        post       the target posts one more receive -> "posted"
         counters   JSON of /sys/class/infiniband/DEV/ports/1/hw_counters
         state      the QP state (enum ibv_qp_state)
         dereg      ibv_dereg_mr of the target's MR -> its return value, or
@@ -91,6 +93,16 @@ class Agent:
 
     def new_ud(self):
         return self._start(self.ud_cmd)
+
+    def new_uc(self, psn, recvs):
+        return self._start([a.replace("{psn}", str(psn)).replace("{mtu}", str(MTU))
+                            for a in self.cmd] + ["uc", str(recvs)])
+
+    def post(self):
+        self.proc.stdin.write("post\n")
+        self.proc.stdin.flush()
+        self._wait_line("posted")
+        return "posted"
 
     def _start(self, cmd):
         self.stop()
@@ -173,6 +185,7 @@ def run_agent(args):
         if word == "bye":
             break
         reply = {"new": lambda: agent.new(*map(int, arg.split())), "newud": agent.new_ud,
+                 "newuc": lambda: agent.new_uc(*map(int, arg.split())), "post": agent.post,
                  "counters": agent.counters,
                  "state": agent.state, "wcs": agent.wcs,
                  "dereg": agent.dereg, "read": lambda: agent.read(int(arg)),
@@ -702,16 +715,22 @@ def ud_received(x, length):
     return False
 
 
-def run_ud_row(x, row):
+def send_unanswered(x, row, kind, dropped):
+    """Send @row's packets to a QP that answers nothing (@kind: UD, UC):
+    None if nothing came back and the counters moved as the row says."""
     x.ask("wcs")
     before = json.loads(x.ask("counters"))
     for p in row.packets(x):
         x.c.send(p)
     replies = x.c.replies(0)
     if replies:
-        return f"a UD QP answered: {[r[:12].hex() for r in replies]}"
+        return f"a {kind} QP answered: {[r[:12].hex() for r in replies]}"
     after = json.loads(x.ask("counters"))
-    err = counter_problem(before, after, row.counters, row.recv_len is None)
+    return counter_problem(before, after, row.counters, dropped)
+
+
+def run_ud_row(x, row):
+    err = send_unanswered(x, row, "UD", row.recv_len is None)
     if err:
         return err
     if row.recv_len is not None and not ud_received(x, row.recv_len):
@@ -720,6 +739,97 @@ def run_ud_row(x, row):
     if not ud_received(x, GRH_BYTES + 32):
         return "valid datagram after the row: no receive completion"
     return None if int(x.ask("state")) == QPS_RTS else "UD QP not in RTS"
+
+
+# --- UC rows: requests to a UC QP (tests/verbs/rc_target.c with "uc") -----------
+
+UC = 0x20           # the UC opcode class: UC | SEND_ONLY is UC's SEND ONLY
+UC_RECVS = 16
+
+
+def uc_pkt(x, op, n=0, **kw):
+    return x.pkt(UC | op, payload_of(n), **kw)
+
+
+# A row: the packets, the IBA sections, the counters that must move by
+# exactly one, whether rcvd_dropped must move by exactly one, the byte_len of
+# the one receive it completes (None: none, not even in error), the PSNs it
+# uses up, and the receives of a fresh target for it (None: the current
+# one). A UC QP answers nothing, ever (AckReq is set on every packet sent
+# here); after each row one more receive is posted and a valid SEND ONLY
+# must still land, the QP in RTS.
+UcCase = collections.namedtuple("UcCase", "name spec packets counters dropped recv_len psns recvs")
+UC_CASES = [UcCase(*row) for row in [
+    ("valid SEND ONLY, not acknowledged", "9.8.3",
+     lambda x: [uc_pkt(x, SEND_ONLY, 64)], ["rcvd_pkts"], False, 64, 1, UC_RECVS),
+    ("valid SEND FIRST + LAST", "9.8.3",
+     lambda x: [uc_pkt(x, SEND_FIRST, MTU), uc_pkt(x, SEND_LAST, 100, psn=x.psn + 1)],
+     [], False, MTU + 100, 2, None),
+    ("valid WRITE ONLY", "9.8.3",
+     lambda x: [uc_pkt(x, WRITE_ONLY, 32, ext=reth(x.addr, x.rkey, 32))],
+     ["rcvd_pkts"], False, None, 1, None),
+    # One receive posted: the SEND ONLY after the gap completes on it.
+    ("PSN gap inside a SEND: dropped, its receive reused by the next message", "9.8.3, class D1",
+     lambda x: [uc_pkt(x, SEND_FIRST, MTU), uc_pkt(x, SEND_LAST, 100, psn=x.psn + 2),
+                uc_pkt(x, SEND_ONLY, 48, psn=x.psn + 3)],
+     ["uc_dropped_msgs"], True, 48, 4, 1),
+    ("SEND MIDDLE with no message under way", "9.8.3",
+     lambda x: [uc_pkt(x, SEND_MIDDLE, MTU)], [], True, None, 1, UC_RECVS),
+    ("SEND FIRST while a SEND is unfinished: that one abandoned", "9.8.3, class D1",
+     lambda x: [uc_pkt(x, SEND_FIRST, MTU), uc_pkt(x, SEND_FIRST, MTU, psn=x.psn + 1),
+                uc_pkt(x, SEND_LAST, 100, psn=x.psn + 2)],
+     ["uc_dropped_msgs", "out_of_sequence"], False, MTU + 100, 3, None),
+    ("PSN gap between messages: the next SEND ONLY resyncs", "9.8.3",
+     lambda x: [uc_pkt(x, SEND_ONLY, 64, psn=x.psn + 5)], ["out_of_sequence", "rcvd_pkts"],
+     False, 64, 6, None),
+    ("WRITE MIDDLE inside a SEND", "9.8.3, class D1",
+     lambda x: [uc_pkt(x, SEND_FIRST, MTU),
+                uc_pkt(x, WRITE_MIDDLE, MTU, psn=x.psn + 1)],
+     ["uc_dropped_msgs"], True, None, 2, None),
+    ("no receive posted", "9.8.3, class D",
+     lambda x: [uc_pkt(x, SEND_ONLY, 64)], ["uc_dropped_msgs"], True, None, 1, 0),
+    ("SEND ONLY longer than the path MTU", "9.8.3, class D",
+     lambda x: [uc_pkt(x, SEND_ONLY, MTU + 256)], ["uc_dropped_msgs"], True, None, 1, UC_RECVS),
+    ("WRITE ONLY with an unknown R_Key", "9.8.3, class D",
+     lambda x: [uc_pkt(x, WRITE_ONLY, 32, ext=reth(x.addr, x.rkey ^ 0x5A5A00, 32))],
+     ["uc_dropped_msgs"], True, None, 1, None),
+    ("WRITE ONLY beyond the MR", "9.8.3, class D",
+     lambda x: [uc_pkt(x, WRITE_ONLY, 32, ext=reth(x.addr + x.len - 16, x.rkey, 32))],
+     ["uc_dropped_msgs"], True, None, 1, None),
+    ("RC opcode to a UC QP", "9.6.1.1",
+     lambda x: [x.send_only()], ["rcvd_malformed"], True, None, 0, None),
+    ("UC opcode 0x2c (UC has no RDMA READ)", "9.6.1.1",
+     lambda x: [x.pkt(UC | READ_REQUEST, ext=reth(x.addr, x.rkey, 64))],
+     ["rcvd_malformed"], True, None, 0, None),
+]]
+
+
+def no_completion(x):
+    """The target reports no completion at all (it polls every 20 ms)."""
+    time.sleep(0.3)
+    wcs = [w for w in json.loads(x.ask("wcs")) if w.startswith("wc ")]
+    return f"unexpected completions {wcs}" if wcs else None
+
+
+def run_uc_row(x, row):
+    err = send_unanswered(x, row, "UC", row.dropped)
+    if err:
+        return err
+    if row.recv_len is not None and not receive_completed(x, row.recv_len):
+        return f"no receive completion of {row.recv_len} bytes"
+    if row.recv_len is None:
+        err = no_completion(x)
+        if err:
+            return err
+    x.psn += row.psns
+    x.ask("post")
+    x.c.send(uc_pkt(x, SEND_ONLY, 32))
+    if x.c.replies(0):
+        return "valid SEND ONLY after the row: answered"
+    if not receive_completed(x, 32):
+        return "valid SEND ONLY after the row: no receive completion"
+    x.psn += 1
+    return None if int(x.ask("state")) == QPS_RTS else "UC QP not in RTS"
 
 
 def verdict(n, title, run):
@@ -750,7 +860,14 @@ def run_crafter(args):
     x = Ctx(c, c.ask("newud")) if args.ud else None
     for n, row in enumerate(UD_CASES if x else [], first):
         failed += verdict(n, f"UD: {row.name} (IBA {row.spec})", lambda: run_ud_row(x, row))
-    total = len(CASES) + len(REQ_CASES) + (len(UD_CASES) if x else 0)
+    first += len(UD_CASES) if x else 0
+    x = None
+    for n, row in enumerate(UC_CASES if args.uc else [], first):
+        if row.recvs is not None:
+            x = Ctx(c, c.ask(f"newuc {FIRST_PSN} {row.recvs}"))
+        failed += verdict(n, f"UC: {row.name} (IBA {row.spec})", lambda: run_uc_row(x, row))
+    total = len(CASES) + len(REQ_CASES) + (len(UD_CASES) if args.ud else 0) + \
+        (len(UC_CASES) if args.uc else 0)
     c.ask("bye")
     print(f"{total - failed} passed, {failed} failed; "
           f"{c.replies_checked} replies from the target had valid ICRCs")
@@ -778,6 +895,7 @@ def main():
     c.add_argument("--src", required=True)
     c.add_argument("--dst", required=True)
     c.add_argument("--ud", action="store_true", help="also the UD rows (agent --ud-target)")
+    c.add_argument("--uc", action="store_true", help="also the UC rows")
     args = ap.parse_args()
     if args.role == "agent":
         args.target = [t for t in args.target if t != "--"]

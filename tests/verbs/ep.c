@@ -37,6 +37,7 @@ void vt_qp_opts_init(struct vt *t, struct vt_qp_opts *o)
 		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
 		.sig_all = true,
+		.uc = t->opts->uc,
 	};
 }
 
@@ -78,6 +79,9 @@ int vt_attr_rtr(struct vt *t, const struct vt_ep *ep, struct ibv_qp_attr *a)
 		},
 	};
 	memcpy(a->ah_attr.grh.dgid.raw, ep->peer.gid, sizeof(ep->peer.gid));
+	if (ep->o.uc)
+		return IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+		       IBV_QP_RQ_PSN;
 	return IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 	       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 }
@@ -92,6 +96,8 @@ int vt_attr_rts(const struct vt_ep *ep, struct ibv_qp_attr *a)
 		.rnr_retry = ep->o.rnr_retry,
 		.max_rd_atomic = ep->o.max_rd_atomic,
 	};
+	if (ep->o.uc)
+		return IBV_QP_STATE | IBV_QP_SQ_PSN;
 	return IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 	       IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
 }
@@ -148,7 +154,7 @@ static struct ibv_qp *create_qp(struct vt *t, struct vt_ep *ep, struct ibv_qp_in
 /* Create the CQs the options do not provide, the QP, and move it to INIT. */
 int vt_ep_create(struct vt *t, struct vt_ep *ep, const struct vt_qp_opts *o)
 {
-	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC };
+	struct ibv_qp_init_attr ia = { .qp_type = o->uc ? IBV_QPT_UC : IBV_QPT_RC };
 
 	memset(ep, 0, sizeof(*ep));
 	ep->o = *o;

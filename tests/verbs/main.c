@@ -300,7 +300,9 @@ static void usage(FILE *f)
 		"  -M, --midway CMD      many_sends runs CMD (sh -c) once half its messages completed\n"
 		"  -T, --qp-timeout N    local ACK timeout 4.096 us * 2^N of the cases' QPs (default 14)\n"
 		"  -s, --seed N          random seed (default: time)\n"
-		"  -v, --verbose         progress notes\n", DEFAULT_TCP_PORT);
+		"  -v, --verbose         progress notes\n"
+		"      --uc              the cases' QPs are UC (for the SEND and WRITE cases:\n"
+		"                        --only 'send*' --only 'write*' ...)\n", DEFAULT_TCP_PORT);
 }
 
 static long number(const char *s, long min, long max)
@@ -339,6 +341,7 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		{ "many", required_argument, NULL, 'n' }, { "seed", required_argument, NULL, 's' },
 		{ "midway", required_argument, NULL, 'M' },
 		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
+		{ "uc", no_argument, NULL, 'U' },
 		{ 0 }
 	};
 	int ch;
@@ -361,6 +364,7 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		case 'M': cfg->vt.midway = optarg; break;
 		case 's': cfg->vt.seed = strtoull(optarg, NULL, 0); break;
 		case 'v': cfg->vt.verbose = true; break;
+		case 'U': cfg->vt.uc = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}

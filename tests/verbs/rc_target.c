@@ -3,7 +3,10 @@
  * sroce_rc_target: one RC QP in RTS whose remote end is not a verbs
  * program but a packet crafter (tests/tools/roce_craft.py).
  *
- *   sroce_rc_target DEV GID_INDEX REMOTE_IPV4 REMOTE_QPN RQ_PSN MTU
+ *   sroce_rc_target DEV GID_INDEX REMOTE_IPV4 REMOTE_QPN RQ_PSN MTU [uc [RECVS]]
+ *
+ * "uc": a UC QP instead (UC's modify attributes: no RD atomic depths,
+ * timers or retry counts), with RECVS receives posted (default 32).
  *
  * Creates a 64 KiB memory region open to remote READ, WRITE and ATOMIC,
  * posts receives, moves the QP to RTS towards REMOTE_IPV4/REMOTE_QPN
@@ -19,11 +22,14 @@
  * ibv_post_send of an RDMA READ of LEN bytes towards the peer returned:
  * the target is then the requester, and the crafter answers it),
  * "reconnect" with "reconnected" once the QP went through RESET and is
- * connected again with the command line's arguments. Every line is flushed at once.
+ * connected again with the command line's arguments, "post" with "posted"
+ * once one more receive is posted. Every line is flushed at once.
  */
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
 #include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,11 +49,15 @@ struct target {
 	struct ibv_mr *mr;
 	void *buf;
 	char **argv;		/* the command line, for "reconnect" */
+	int argc;
+	bool uc;		/* a UC QP */
+	int recvs;		/* receives posted at (re)connect */
+	uint64_t next_wr_id;
 };
 
 const char *target_name = "sroce_rc_target";
 
-static void post_recvs(struct target *t)
+static void post_recvs(struct target *t, int n)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)t->buf, .length = RECV_BYTES, .lkey = t->mr->lkey,
@@ -55,8 +65,8 @@ static void post_recvs(struct target *t)
 	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
 	int i;
 
-	for (i = 0; i < RECVS; i++) {
-		wr.wr_id = i;
+	for (i = 0; i < n; i++) {
+		wr.wr_id = t->next_wr_id++;
 		if (ibv_post_recv(t->qp, &wr, &bad))
 			die("ibv_post_recv");
 	}
@@ -103,7 +113,7 @@ static void to_rts(struct target *t, int gid_index, const char *ip,
 		die("parsing REMOTE_IPV4");
 	if (ibv_modify_qp(t->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+			  (t->uc ? 0 : IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)))
 		die("modify to RTR");
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
@@ -112,8 +122,9 @@ static void to_rts(struct target *t, int gid_index, const char *ip,
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 4;
-	if (ibv_modify_qp(t->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
+	if (ibv_modify_qp(t->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			  (t->uc ? 0 : IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			   IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC)))
 		die("modify to RTS");
 }
 
@@ -122,7 +133,7 @@ static void connect_qp(struct target *t)
 {
 	char **argv = t->argv;
 
-	post_recvs(t);
+	post_recvs(t, t->recvs);
 	/* "self": a QP connected to itself, a peer of this host. */
 	to_rts(t, atoi(argv[2]), argv[3],
 	       strcmp(argv[4], "self") ? strtoul(argv[4], NULL, 0) : t->qp->qp_num,
@@ -141,7 +152,7 @@ static void reconnect(struct target *t)
 	fflush(stdout);
 }
 
-static void setup(struct target *t, char **argv)
+static void setup(struct target *t, int argc, char **argv)
 {
 	struct ibv_qp_init_attr ia = {
 		.qp_type = IBV_QPT_RC,
@@ -149,6 +160,12 @@ static void setup(struct target *t, char **argv)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 
+	t->uc = argc > 7 && !strcmp(argv[7], "uc");
+	t->recvs = argc > 8 ? atoi(argv[8]) : RECVS;
+	if (t->recvs < 0 || t->recvs > RECVS)
+		die("RECVS out of range");
+	if (t->uc)
+		ia.qp_type = IBV_QPT_UC;
 	t->ctx = open_device(argv[1]);
 	if (!t->ctx)
 		die("opening the device");
@@ -205,6 +222,11 @@ static int answer_stdin(struct target *t)
 		print_qp_state(t->qp);
 	if (!strncmp(line, "reconnect", 9))
 		reconnect(t);
+	if (!strncmp(line, "post", 4)) {
+		post_recvs(t, 1);
+		printf("posted\n");
+		fflush(stdout);
+	}
 	if (!strncmp(line, "read ", 5))
 		post_read(t, strtoul(line + 5, NULL, 0));
 	if (!strncmp(line, "dereg", 5) && t->mr) {
@@ -220,12 +242,12 @@ int main(int argc, char **argv)
 	struct pollfd in = { .fd = 0, .events = POLLIN };
 	struct target t = { 0 };
 
-	if (argc != 7) {
-		fprintf(stderr, "usage: %s DEV GID_INDEX REMOTE_IPV4 REMOTE_QPN RQ_PSN MTU\n",
+	if (argc < 7 || argc > 9) {
+		fprintf(stderr, "usage: %s DEV GID_INDEX REMOTE_IPV4 REMOTE_QPN RQ_PSN MTU [uc [RECVS]]\n",
 			argv[0]);
 		return 2;
 	}
-	setup(&t, argv);
+	setup(&t, argc, argv);
 	printf("qpn=%u rkey=%u addr=%llu len=%d\n", t.qp->qp_num, t.mr->rkey,
 	       (unsigned long long)(uintptr_t)t.buf, MR_BYTES);
 	fflush(stdout);

@@ -42,6 +42,7 @@ struct vt_opts {
 	const char *midway;	/* shell command many_sends runs halfway, or NULL */
 	uint64_t seed;
 	bool verbose;
+	bool uc;		/* the cases' QPs are UC (--uc; RC otherwise) */
 };
 
 /* One opened device and the GID this side uses. */
@@ -169,6 +170,7 @@ struct vt_qp_opts {
 	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer, max_rd_atomic;
 	int access;				/* qp_access_flags */
 	bool sig_all;
+	bool uc;				/* a UC QP: no RD atomic, timers, retries */
 	bool reset_only;			/* vt_ep_create leaves it in RESET */
 	struct ibv_pd *pd;			/* NULL: t->pd */
 	struct ibv_cq *scq, *rcq;		/* NULL: create one */

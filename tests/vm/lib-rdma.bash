@@ -448,8 +448,12 @@ tool_pingpong_loopback() {
 	ack_timeout_floor 0
 }
 
+# PINGPONG_TOOL: the ibv_*_pingpong of pingpong_loopback and pingpong_two_hosts
+# (ibv_uc_pingpong: the same exchange over UC QPs).
+PINGPONG_TOOL=ibv_rc_pingpong
+
 pingpong_loopback() {
-	tool_pingpong_loopback ibv_rc_pingpong "$@"
+	tool_pingpong_loopback "$PINGPONG_TOOL" "$@"
 }
 
 # ud_pingpong_loopback SIZE ITERS: ibv_ud_pingpong -c, server and client on
@@ -522,7 +526,7 @@ pingpong_two_hosts() {
 	shift 2
 	PP_CHECK() { check_pingpong "$1" "$iters"; }
 	ack_timeout_floor "$PERF_QP_TIMEOUT"
-	two_hosts PP_CHECK PP_CHECK ibv_rc_pingpong -d "$RDMA_DEV" -g "$GID_INDEX" \
+	two_hosts PP_CHECK PP_CHECK "$PINGPONG_TOOL" -d "$RDMA_DEV" -g "$GID_INDEX" \
 		-s "$size" -n "$iters" -c "$@"
 	ack_timeout_floor 0
 }

@@ -81,11 +81,13 @@ matrix_main() {
 	log "matrix case $name: $tool $where, sizes $sizes, iterations $iters, passes $passes"
 	rdma_setup "$@"
 	[ "$hosts" = 1 ] || wait_peer 30
-	if [ "$tool" != ibv_rc_pingpong ] && matrix_uses_rdma_cm "$passes"; then
+	if [ "${tool%_pingpong}" = "$tool" ] && matrix_uses_rdma_cm "$passes"; then
 		if [ "$hosts" = 1 ]; then rdma_cm_setup; else rdma_cm_setup peer; fi
 	fi
 	case "$tool" in
-	ibv_rc_pingpong) matrix_pingpong "$where" "$sizes" "$iters" "$passes" ;;
+	ibv_rc_pingpong | ibv_uc_pingpong)
+		PINGPONG_TOOL=$tool
+		matrix_pingpong "$where" "$sizes" "$iters" "$passes" ;;
 	ib_*) matrix_perftest "$where" "$tool" "$sizes" "$iters" "$passes" ;;
 	*) fail "matrix.tsv: unknown tool '$tool'" ;;
 	esac

@@ -11,7 +11,10 @@
 # socket, and checks each reaction (silent drop or the NAK the IBA asks
 # for), the counters that moved, and whether the QP survived. Then the same
 # for a UD QP (tests/verbs/ud_target.c): wrong Q_Key, too long for the MTU
-# or the receive, truncated DETH, unknown QPN... dropped and counted.
+# or the receive, truncated DETH, unknown QPN... dropped and counted. Then a
+# UC QP (rc_target.c "uc"): nothing answered, a PSN gap, a missing receive,
+# a bad R_Key or a length error drops the message (uc_dropped_msgs), the
+# receive a dropped SEND had taken serves the next one, the QP stays in RTS.
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
@@ -40,7 +43,7 @@ else
 	rc=0
 	log "+ roce_craft.py craft --agent $SROCE_PEER_IP:$AGENT_PORT"
 	python3 "$CRAFT" craft --agent "$SROCE_PEER_IP:$AGENT_PORT" --src "$SROCE_IP" \
-		--dst "$SROCE_PEER_IP" --ud > /tmp/craft.out 2>&1 || rc=$?
+		--dst "$SROCE_PEER_IP" --ud --uc > /tmp/craft.out 2>&1 || rc=$?
 	cat /tmp/craft.out
 	barrier crafted 30
 	grep -qE '^[0-9]+ passed, 0 failed' /tmp/craft.out && [ "$rc" = 0 ] ||
