@@ -10,8 +10,10 @@
 # 64 B, 4 KiB and 16 KiB (UC's FIRST/MIDDLE/LAST, no ACK either way), then
 # ib_send_bw -c UC and ib_write_bw -c UC. Every receive is posted before the
 # sender starts. UC recovers no loss: a lost packet loses its message and
-# the tool waits for it forever, so the messages stay small (bursts of
-# 64 KiB messages lose packets on the QEMU socket link, matrix.tsv).
+# the tool waits for it forever, so the messages and bursts stay small:
+# rxe receiving 100 4 KiB SENDs from sroce got 90 on 6.12 (its receive
+# path falls behind sroce's burst), and bursts of 64 KiB messages lose
+# packets on the QEMU socket link between two sroce guests (matrix.tsv).
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
 
@@ -23,8 +25,8 @@ uc_traffic() {
 		two_hosts UC_PP_CHECK UC_PP_CHECK ibv_uc_pingpong -d "$RDMA_DEV" \
 			-g "$GID_INDEX" -s "$size" -n 50 -c
 	done
-	perftest_two_hosts ib_send_bw bw -c UC -s 4096 -n 100
-	perftest_two_hosts ib_write_bw bw -c UC -s 16384 -n 100
+	perftest_two_hosts ib_send_bw bw -c UC -s 1024 -n 50
+	perftest_two_hosts ib_write_bw bw -c UC -s 4096 -n 50
 }
 
 interop_both_directions uc_traffic
