@@ -429,7 +429,7 @@ t_matrix_table() {
 		$2 !~ /^[12]$/ { bad("hosts " $2) }
 		$3 !~ /^[0-9]+$/ { bad("timeout " $3) }
 		$4 != "check" && $4 != "full" { bad("tier " $4) }
-		$5 !~ /^(ib_(write|read|send|atomic)_(bw|lat)|ibv_rc_pingpong)$/ { bad("tool " $5) }
+		$5 !~ /^(ib_(write|read|send|atomic)_(bw|lat)|ibv_(rc|uc)_pingpong)$/ { bad("tool " $5) }
 		$5 ~ /^ib_/ && $9 != "-" && $7 !~ /^[0-9]+(,[0-9]+)*$/ { bad("perftest options with sizes " $7) }
 		($6 == "loopback") != ($2 == 1) || ($6 != "loopback" && $6 != "two_hosts") { bad($6 " with hosts " $2) }
 		index($1, ($2 == 1 ? "loopback-" : "two-hosts-")) != 1 { bad("name does not say " $6) }
