@@ -51,7 +51,8 @@
 
 /**
  * struct sroce_netns - sroce's part of one network namespace
- * @users: devices on a netdev of the namespace (sroce_net_lock)
+ * @users: devices on a netdev of the namespace; written under
+ *	sroce_net_lock, read without it by sroce_netns_exit()
  * @sock4: the IPv4 RoCEv2 socket, while @users is not zero
  * @sock6: the IPv6 one, likewise
  */
@@ -132,7 +133,7 @@ int sroce_net_get(struct net *net)
 	if (!sn->users)
 		err = sroce_netns_open(net, sn);
 	if (!err)
-		sn->users++;
+		WRITE_ONCE(sn->users, sn->users + 1);
 	mutex_unlock(&sroce_net_lock);
 	return err;
 }
@@ -143,35 +144,30 @@ void sroce_net_put(struct net *net)
 	struct sroce_netns *sn = sroce_netns(net);
 
 	mutex_lock(&sroce_net_lock);
-	if (!--sn->users) {
+	WRITE_ONCE(sn->users, sn->users - 1);
+	if (!sn->users) {
 		udp_tunnel_sock_release(sn->sock6);
 		udp_tunnel_sock_release(sn->sock4);
 		sn->sock4 = NULL;
 		sn->sock6 = NULL;
+		/* Pairs with the barrier in wait_event()'s condition check. */
 		wake_up_all(&sroce_netns_idle);
 	}
 	mutex_unlock(&sroce_net_lock);
-}
-
-static bool sroce_netns_unused(struct sroce_netns *sn)
-{
-	bool unused;
-
-	mutex_lock(&sroce_net_lock);
-	unused = !sn->users;
-	mutex_unlock(&sroce_net_lock);
-	return unused;
 }
 
 /*
  * A dying namespace's netdevs are gone and the removal of their sroce
  * devices is queued (file comment): wait for it, so that no socket of
  * ours outlives the namespace. A process elsewhere that keeps such a
- * device open delays this as it delays `rdma link delete`.
+ * device open delays this as it delays `rdma link delete`. The count is
+ * read without the lock: wait_event() must not sleep in its condition.
  */
 static void __net_exit sroce_netns_exit(struct net *net)
 {
-	wait_event(sroce_netns_idle, sroce_netns_unused(sroce_netns(net)));
+	struct sroce_netns *sn = sroce_netns(net);
+
+	wait_event(sroce_netns_idle, !READ_ONCE(sn->users));
 }
 
 static struct pernet_operations sroce_netns_ops = {
