@@ -19,6 +19,7 @@
 #include "sroce_sge.h"
 #include "sroce_stats.h"
 #include "sroce_ud.h"
+#include "sroce_xmit.h"
 
 /* IBA table 45: RNR NAK timer field -> microseconds. */
 static const u32 sroce_rnr_usecs[32] = {
@@ -453,7 +454,7 @@ static void sroce_comp_after_rcv_locked(struct sroce_qp *qp)
 		sroce_comp_arm_timer_locked(qp);
 	if (sroce_comp_req_has_work_locked(qp)) {
 		WRITE_ONCE(qp->tx_pending, true);
-		sroce_tx_kick_qp(qp, SROCE_TX_OWN);
+		sroce_xmit_kick(qp, SROCE_TX_OWN);
 	}
 }
 

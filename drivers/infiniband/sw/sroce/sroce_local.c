@@ -78,7 +78,7 @@
  *	right here rather than by waking the transmit thread. Outside a
  *	delivery, receivers run in the UDP receive hook: packets from the
  *	network, of whose transmit work the scope's end takes only READs
- *	to answer (sroce_local_leave_to_thread()).
+ *	to answer (sroce_tx_takes()).
  * @passes_left: requester passes the outermost scope may still make
  * @nrun: QPs in @run
  * @run: QPs with transmit work, a reference held on each
@@ -112,37 +112,13 @@ void sroce_local_enter(void)
 		l->passes_left = SROCE_LOCAL_PASSES;
 }
 
-/*
- * Does @qp's transmit work found now go to the thread? In a delivery,
- * whenever the thread polls (sroce_tx_polls()): waking it costs a context
- * switch and buys nothing otherwise; where it polls it runs beside the
- * process and picks up its next posts without doorbells.
- *
- * For a packet from the network, only a READ to answer is taken here, and
- * only while the thread sleeps: waking it would cost the answer a wake-up
- * (on a virtual machine an interrupt to another vCPU) that a pass here
- * does not, and what the pass leaves goes to the thread if it polls, as in
- * a delivery. An awake thread finds the work on its next look at no cost.
- * A send window an ACK reopened stays with the thread: sent from here as
- * well, the bursts cost a streaming link 6-12 % of its bandwidth and half
- * again as many retransmissions (performance.md, "Link latency").
- */
-static bool sroce_local_leave_to_thread(const struct sroce_local *l,
-					struct sroce_dev *sdev,
-					enum sroce_tx_work work)
-{
-	if (l->delivering)
-		return sroce_tx_polls(sdev);
-	return work != SROCE_TX_ANSWER || !sroce_tx_asleep(sdev);
-}
-
 /**
  * sroce_local_defer_run - run @qp's requester when this delivery is done
  * @qp: has transmit work (tx_pending set); the caller holds a reference
  * @work: what kind
  *
- * Only where sroce_local_leave_to_thread() says the thread should not
- * take it.
+ * Only where the transmit thread would not take it better
+ * (sroce_tx_takes()).
  *
  * Return: true if taken; false outside a scope, when its budget is spent,
  * or when the work is left to the thread; then the caller wakes the thread.
@@ -153,7 +129,7 @@ bool sroce_local_defer_run(struct sroce_qp *qp, enum sroce_tx_work work)
 	unsigned int i;
 
 	if (!l->depth || !l->passes_left ||
-	    sroce_local_leave_to_thread(l, qp->sdev, work))
+	    sroce_tx_takes(qp->sdev, work, l->delivering))
 		return false;
 	for (i = 0; i < l->nrun; i++)
 		if (l->run[i] == qp)
@@ -349,11 +325,14 @@ bool sroce_local_carries(struct sroce_qp *qp)
 	return local;
 }
 
-/*
- * Do @qp's packets sent now go to a QP of this host, past the IP stack?
- * Only inside a local scope (every send is in one today).
+/**
+ * sroce_local_takes - do @qp's packets sent now go past the IP stack?
+ * @qp: the sender
+ *
+ * Only inside a local scope (every send is in one today) and while the
+ * short-cut carries @qp's connection (sroce_local_carries()).
  */
-static bool sroce_local_takes(struct sroce_qp *qp)
+bool sroce_local_takes(struct sroce_qp *qp)
 {
 	return this_cpu_read(sroce_local.depth) && sroce_local_carries(qp);
 }
@@ -394,31 +373,19 @@ bool sroce_local_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	if (!sroce_local_takes(qp))
 		return false;
-	sroce_local_queue(qp, skb);
+	/* Its length is read before queueing: a claimer may free it at once. */
+	sroce_local_queue_sent(qp, skb, 1, skb->len);
 	return true;
 }
 
 /**
- * sroce_local_seg_pkts - packets one skb of @qp may carry (sroce_seg.h)
- * @qp: the sender, about to build packets; qp->lock held
- *
- * Return: 1 unless @qp's packets go to a QP of this host; then the most a
- * segment may carry at @qp's path MTU, to be sent with
- * sroce_local_xmit_seg() in the same local scope.
- */
-u32 sroce_local_seg_pkts(struct sroce_qp *qp)
-{
-	return sroce_local_takes(qp) ? sroce_seg_max_pkts(qp->mtu) : 1;
-}
-
-/**
  * sroce_local_xmit_known - queue a packet whose peer is known to be local
- * @qp: the sender; qp->lock held, in the scope sroce_local_seg_pkts() said
+ * @qp: the sender; qp->lock held, in the scope sroce_local_takes() said
  *	its packets go local in
  * @skb: one packet, as sroce_local_xmit() takes it; consumed
  *
  * Spares the data packets of a transmit pass the peer lookup that
- * sroce_local_seg_pkts() already made for the pass.
+ * sroce_local_takes() already made for the pass.
  */
 void sroce_local_xmit_known(struct sroce_qp *qp, struct sk_buff *skb)
 {
@@ -427,7 +394,7 @@ void sroce_local_xmit_known(struct sroce_qp *qp, struct sk_buff *skb)
 
 /**
  * sroce_local_xmit_seg - queue a segment for local delivery
- * @qp: the sender; qp->lock held, in the scope sroce_local_seg_pkts() said
+ * @qp: the sender; qp->lock held, in the scope sroce_local_takes() said
  *	its packets go local in
  * @skb: the segment, sroce_seg_of(@skb) filled in; consumed
  * @first: the headers of its first packet, as built

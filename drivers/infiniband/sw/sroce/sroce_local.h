@@ -16,8 +16,8 @@ struct sroce_qp;
 void sroce_local_enter(void);
 void sroce_local_exit(void);
 bool sroce_local_carries(struct sroce_qp *qp);
+bool sroce_local_takes(struct sroce_qp *qp);
 bool sroce_local_xmit(struct sroce_qp *qp, struct sk_buff *skb);
-u32 sroce_local_seg_pkts(struct sroce_qp *qp);
 void sroce_local_xmit_known(struct sroce_qp *qp, struct sk_buff *skb);
 void sroce_local_xmit_seg(struct sroce_qp *qp, struct sk_buff *skb,
 			  const struct sroce_hdrs *first);

@@ -42,7 +42,6 @@
 
 #include "sroce.h"
 #include "sroce_icrc.h"
-#include "sroce_local.h"
 #include "sroce_net.h"
 #include "sroce_proto.h"
 #include "sroce_qp.h"
@@ -382,34 +381,11 @@ static void sroce_pkt_xmit_count(struct sroce_dev *sdev, unsigned int bytes,
 }
 
 /**
- * sroce_pkt_xmit - add UDP and IP headers and the ICRC, then send
- * @qp: sender; its address vector says where
- * @skb: from sroce_pkt_alloc(), transport part filled in; consumed
- *
- * Any context. Return: 0 or a routing/transmit error (the packet is gone
- * either way; the reliability protocol recovers from losses).
- */
-int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb)
-{
-	/* modify_qp guarantees an address vector in RTR/RTS; never trust it. */
-	if (unlikely(!qp->av.net)) {
-		sroce_pkt_xmit_count(qp->sdev, skb->len, NET_XMIT_DROP);
-		kfree_skb(skb);
-		return -ENETUNREACH;
-	}
-	if (sroce_local_xmit(qp, skb)) {
-		sroce_pkt_xmit_count(qp->sdev, skb->len, NET_XMIT_SUCCESS);
-		return 0;
-	}
-	return sroce_pkt_xmit_av(qp->sdev, &qp->av, qp->src_port, skb);
-}
-
-/**
  * sroce_pkt_xmit_av - send through the IP stack to @av
  * @sdev: the sending device, for the counters
  * @av: the destination (a QP's, or a UD send's AH)
  * @src_port: UDP source port
- * @skb: as for sroce_pkt_xmit(); consumed
+ * @skb: from sroce_pkt_alloc(), transport part filled in; consumed
  *
  * Any context. Return: 0 or a routing/transmit error.
  */

@@ -55,7 +55,6 @@ static inline bool sroce_av_is_mcast(const struct sroce_av *av)
 
 /* Bytes of a packet after the IP header: UDP + transport headers + ... */
 struct sk_buff *sroce_pkt_alloc(unsigned int transport_len);
-int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb);
 int sroce_pkt_xmit_av(struct sroce_dev *sdev, const struct sroce_av *av,
 		      u16 src_port, struct sk_buff *skb);
 

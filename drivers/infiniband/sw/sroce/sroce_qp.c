@@ -23,7 +23,6 @@
 #include "sroce.h"
 #include "sroce_cq.h"
 #include "sroce_debug.h"
-#include "sroce_local.h"
 #include "sroce_mcast.h"
 #include "sroce_post.h"
 #include "sroce_proto.h"
@@ -33,6 +32,7 @@
 #include "sroce_stats.h"
 #include "sroce_tx.h"
 #include "sroce_ud.h"
+#include "sroce_xmit.h"
 
 /* QPN -> struct sroce_qp_handle; RCU lookups, xa_lock for updates. */
 static DEFINE_XARRAY_ALLOC(sroce_qps);
@@ -233,7 +233,7 @@ static void sroce_qp_init_state(struct sroce_qp *qp,
 	spin_lock_init(&qp->rq_post_lock);
 	init_completion(&qp->released);
 	INIT_LIST_HEAD(&qp->tx_entry);
-	sroce_local_qp_init(qp);
+	sroce_xmit_qp_init(qp);
 	timer_setup(&qp->retry_timer, sroce_comp_retry_timeout, 0);
 	sroce_cwnd_init(&qp->cwnd, SROCE_REQ_WINDOW);
 	qp->sdev = to_sdev(qp->ibqp.device);

@@ -21,7 +21,6 @@
 
 #include "sroce.h"
 #include "sroce_icrc.h"
-#include "sroce_local.h"
 #include "sroce_mcast.h"
 #include "sroce_proto.h"
 #include "sroce_qp.h"
@@ -29,6 +28,7 @@
 #include "sroce_seg.h"
 #include "sroce_stats.h"
 #include "sroce_ud.h"
+#include "sroce_xmit.h"
 
 /* Entire packet in linear memory: the codec and the ICRC read it flat. */
 static int sroce_rcv_prepare(struct sk_buff *skb, unsigned int *udp_len)
@@ -303,7 +303,7 @@ static void sroce_rcv_bth(struct sk_buff *skb, bool local)
 		goto drop_qp;
 	}
 	/* The short-cut carries a local peer's packets: this one is spoofed. */
-	if (!local && sroce_local_carries(qp)) {
+	if (!local && sroce_xmit_bypasses_stack(qp)) {
 		reason = SROCE_STAT_RCVD_UNKNOWN_QPN;
 		goto drop_qp;
 	}
@@ -359,8 +359,8 @@ drop:
 
 int sroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
-	sroce_local_enter();
+	sroce_xmit_begin();
 	sroce_rcv(skb);
-	sroce_local_exit();
+	sroce_xmit_end();
 	return 0;
 }

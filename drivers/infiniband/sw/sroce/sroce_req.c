@@ -12,7 +12,6 @@
 #include "sroce.h"
 #include "sroce_ackreq.h"
 #include "sroce_cq.h"
-#include "sroce_local.h"
 #include "sroce_mr.h"
 #include "sroce_proto.h"
 #include "sroce_psn.h"
@@ -23,6 +22,7 @@
 #include "sroce_tx.h"
 #include "sroce_uc.h"
 #include "sroce_ud.h"
+#include "sroce_xmit.h"
 
 /* Packets per QP per transmit pass (in flight: sroce_cwnd.h). */
 #define SROCE_REQ_BUDGET	64
@@ -414,15 +414,16 @@ static void sroce_req_fill_seg(struct sroce_qp *qp, const struct sroce_swqe *swq
 
 /*
  * The next @pkts packets of a SEND or RDMA WRITE (at most; fewer if the
- * message ends first), @in_flight packets unacknowledged before them. More
- * than one only to a local QP (@local, as sroce_local_seg_pkts() found for
- * this pass): they leave as one segment, whose last packet the AckReq
- * policy judges.
+ * message ends first), @in_flight packets unacknowledged before them, sent
+ * where @route says. More than one only where the route takes segments
+ * (@route->burst): they leave as one, whose last packet the AckReq policy
+ * judges.
  *
  * Return: packets sent, or a negative errno.
  */
 static int sroce_req_data_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe,
-			      u32 in_flight, u32 pkts, bool local)
+			      u32 in_flight, u32 pkts,
+			      const struct sroce_xmit_route *route)
 {
 	u32 offset = swqe->sent, psn = qp->req_psn;
 	u32 len, last_psn;
@@ -471,14 +472,9 @@ static int sroce_req_data_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	sroce_req_advance_psn(qp, sroce_psn_add(last_psn, 1));
 	if (sroce_qp_is_uc(qp))
 		sroce_req_uc_sent(qp, swqe);
-	if (pkts > 1) {
+	if (pkts > 1)
 		sroce_req_fill_seg(qp, swqe, skb, pkts, last, ack_req);
-		sroce_local_xmit_seg(qp, skb, &h);
-	} else if (local) {
-		sroce_local_xmit_known(qp, skb);
-	} else {
-		sroce_pkt_xmit(qp, skb);
-	}
+	sroce_xmit_routed(qp, route, skb, &h);
 	return pkts;
 }
 
@@ -507,7 +503,7 @@ static int sroce_req_read_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		return -ENOMEM;
 	sroce_req_advance_psn(qp, sroce_psn_add(swqe->last_psn, 1));
 	swqe->state = SROCE_SWQE_SENT;
-	sroce_pkt_xmit(qp, skb);
+	sroce_xmit(qp, skb);
 	return 1;
 }
 
@@ -530,33 +526,34 @@ static int sroce_req_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		sroce_swqe_assign_psns(qp, swqe, qp->req_psn, 1);
 	sroce_req_advance_psn(qp, sroce_psn_add(swqe->first_psn, 1));
 	swqe->state = SROCE_SWQE_SENT;
-	sroce_pkt_xmit(qp, skb);
+	sroce_xmit(qp, skb);
 	return 1;
 }
 
 /*
- * @local: the peer is a QP of this host (sroce_local_seg_pkts()).
+ * @route: this pass's (sroce_xmit_route()).
  * Return: packets sent (up to @pkts), or a negative errno.
  */
 static int sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe,
-			      u32 in_flight, u32 pkts, bool local)
+			      u32 in_flight, u32 pkts,
+			      const struct sroce_xmit_route *route)
 {
 	if (swqe->opcode == SROCE_WR_RDMA_READ)
 		return sroce_req_read_pkt(qp, swqe);
 	if (sroce_wr_is_atomic(swqe->opcode))
 		return sroce_req_atomic_pkt(qp, swqe);
-	return sroce_req_data_pkt(qp, swqe, in_flight, pkts, local);
+	return sroce_req_data_pkt(qp, swqe, in_flight, pkts, route);
 }
 
 /*
- * Packets the next send may carry at once: several only as a local
- * segment (@seg_pkts, from sroce_local_seg_pkts()), within the budget and
- * the congestion window (sroce_req_may_send() saw room for one).
+ * Packets the next send may carry at once: several only where the route
+ * takes segments (@burst, sroce_xmit_route()), within the budget and the
+ * congestion window (sroce_req_may_send() saw room for one).
  */
-static u32 sroce_req_pkts_now(const struct sroce_qp *qp, u32 seg_pkts,
+static u32 sroce_req_pkts_now(const struct sroce_qp *qp, u32 burst,
 			      int budget, u32 in_flight)
 {
-	return min3(seg_pkts, (u32)budget, sroce_cwnd_room(&qp->cwnd, in_flight));
+	return min3(burst, (u32)budget, sroce_cwnd_room(&qp->cwnd, in_flight));
 }
 
 /*
@@ -660,7 +657,8 @@ static int sroce_req_local_op(struct sroce_qp *qp, struct sroce_swqe *swqe)
 
 static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 {
-	u32 seg_pkts = 0;	/* looked up once there is something to send */
+	/* Found once there is something to send. */
+	struct sroce_xmit_route route = {};
 	bool sent = false;
 
 	lockdep_assert_held(&qp->lock);
@@ -668,7 +666,6 @@ static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 		struct sroce_swqe *swqe =
 			&qp->swqes[qp->req_index & (qp->sq.depth - 1)];
 		u32 in_flight, psn, psn_max, want;
-		bool local;
 		int pkts;
 
 		if (swqe->state == SROCE_SWQE_DONE) {
@@ -703,18 +700,15 @@ static bool sroce_req_send_locked(struct sroce_qp *qp, int *budget)
 			continue;
 		}
 		sroce_req_count_rd_atomic(qp, swqe);
-		if (!seg_pkts)
-			seg_pkts = sroce_local_seg_pkts(qp);
+		if (!route.burst)
+			sroce_xmit_route(qp, &route);
 		psn = qp->req_psn;
 		psn_max = qp->req_psn_max;
-		want = sroce_req_pkts_now(qp, seg_pkts, *budget, in_flight);
-		/* A segment holds several packets of any path MTU (4096 at most). */
-		BUILD_BUG_ON(SROCE_SEG_MAX_BYTES / 4096 < 2);
-		local = seg_pkts > 1;
-		pkts = sroce_req_send_pkt(qp, swqe, in_flight, want, local);
+		want = sroce_req_pkts_now(qp, route.burst, *budget, in_flight);
+		pkts = sroce_req_send_pkt(qp, swqe, in_flight, want, &route);
 		/* A segment's skb is an order-2 allocation; one packet's is less. */
 		if (pkts == -ENOMEM && want > 1)
-			pkts = sroce_req_send_pkt(qp, swqe, in_flight, 1, local);
+			pkts = sroce_req_send_pkt(qp, swqe, in_flight, 1, &route);
 		if (pkts == -ENOMEM)
 			break;
 		if (pkts < 0) {
@@ -866,7 +860,7 @@ bool sroce_req_run(struct sroce_qp *qp)
 	int budget = SROCE_REQ_BUDGET;
 	bool busy = false;
 
-	sroce_local_enter();
+	sroce_xmit_begin();
 	spin_lock_bh(&qp->lock);
 	WRITE_ONCE(qp->tx_pending, false);
 	switch (qp->state) {
@@ -902,6 +896,6 @@ bool sroce_req_run(struct sroce_qp *qp)
 		break;
 	}
 	spin_unlock_bh(&qp->lock);
-	sroce_local_exit();	/* delivers what went to local QPs */
+	sroce_xmit_end();
 	return busy;
 }

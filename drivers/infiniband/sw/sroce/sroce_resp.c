@@ -21,7 +21,6 @@
 #include "sroce_cq.h"
 #include "sroce_proto.h"
 #include "sroce_psn.h"
-#include "sroce_local.h"
 #include "sroce_mr.h"
 #include "sroce_qp.h"
 #include "sroce_seg.h"
@@ -29,6 +28,7 @@
 #include "sroce_srq.h"
 #include "sroce_stats.h"
 #include "sroce_uc.h"
+#include "sroce_xmit.h"
 
 enum sroce_resp_result {
 	SROCE_RESP_DONE,		/* accepted; PSN advances */
@@ -52,7 +52,7 @@ static void sroce_resp_send(struct sroce_qp *qp, struct sroce_hdrs *h)
 	h->bth.dest_qpn = qp->attr.dest_qp_num;
 	sroce_hdrs_build(skb->data, op->hdr_len, h);
 	memset(skb->data + op->hdr_len, 0, tail);
-	sroce_pkt_xmit(qp, skb);
+	sroce_xmit(qp, skb);
 }
 
 static void sroce_resp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome)
@@ -453,7 +453,7 @@ static enum sroce_resp_result sroce_resp_read_op(struct sroce_qp *qp,
 	res->pending = true;
 	qp->resp_msn++;
 	WRITE_ONCE(qp->tx_pending, true);
-	sroce_tx_kick_qp(qp, SROCE_TX_ANSWER);
+	sroce_xmit_kick(qp, SROCE_TX_ANSWER);
 	return SROCE_RESP_DONE;
 }
 
@@ -1030,12 +1030,13 @@ static void sroce_resp_fill_seg(struct sroce_qp *qp, const struct sroce_hdrs *h,
 
 /*
  * The next @pkts packets of a READ response (at most; fewer if it ends
- * first). More than one only to a local QP, as one segment.
+ * first), sent where @route says. More than one only where the route takes
+ * segments (@route->burst), as one.
  *
  * Return: packets sent, or a negative errno.
  */
 static int sroce_resp_read_pkt(struct sroce_qp *qp, struct sroce_rd_res *res,
-			       u32 pkts)
+			       u32 pkts, const struct sroce_xmit_route *route)
 {
 	u32 len, left = res->length - res->sent;
 	bool first = !res->sent, last;
@@ -1081,12 +1082,9 @@ static int sroce_resp_read_pkt(struct sroce_qp *qp, struct sroce_rd_res *res,
 	res->sent += len;
 	if (last)
 		res->pending = false;
-	if (pkts == 1) {
-		sroce_pkt_xmit(qp, skb);
-		return 1;
-	}
-	sroce_resp_fill_seg(qp, &h, skb, pkts, last);
-	sroce_local_xmit_seg(qp, skb, &h);
+	if (pkts > 1)
+		sroce_resp_fill_seg(qp, &h, skb, pkts, last);
+	sroce_xmit_routed(qp, route, skb, &h);
 	return pkts;
 }
 
@@ -1099,7 +1097,8 @@ static int sroce_resp_read_pkt(struct sroce_qp *qp, struct sroce_rd_res *res,
  */
 bool sroce_resp_send_reads_locked(struct sroce_qp *qp, int *budget)
 {
-	u32 seg_pkts = 0;	/* looked up once there is something to send */
+	/* Found once there is something to send. */
+	struct sroce_xmit_route route = {};
 	bool sent = false;
 
 	lockdep_assert_held(&qp->lock);
@@ -1113,13 +1112,13 @@ bool sroce_resp_send_reads_locked(struct sroce_qp *qp, int *budget)
 			qp->rd_res_head++;
 			continue;
 		}
-		if (!seg_pkts)
-			seg_pkts = sroce_local_seg_pkts(qp);
-		want = min_t(u32, seg_pkts, *budget);
-		pkts = sroce_resp_read_pkt(qp, res, want);
+		if (!route.burst)
+			sroce_xmit_route(qp, &route);
+		want = min_t(u32, route.burst, *budget);
+		pkts = sroce_resp_read_pkt(qp, res, want, &route);
 		/* A segment's skb is an order-2 allocation; one packet's is less. */
 		if (pkts == -ENOMEM && want > 1)
-			pkts = sroce_resp_read_pkt(qp, res, 1);
+			pkts = sroce_resp_read_pkt(qp, res, 1, &route);
 		if (pkts == -ENOMEM)
 			break;
 		if (pkts < 0) {

@@ -6,7 +6,7 @@
  * Between two QPs of this host a packet never leaves memory, and what it
  * costs is per packet far more than per byte: an skb, building and
  * parsing headers, finding the receiver, queueing. So a sender whose
- * packets go to a local QP (sroce_local_seg_pkts()) may put a run of
+ * packets go to a local QP (sroce_xmit_route()) may put a run of
  * consecutive packets of one message - SEND/WRITE requests, READ
  * responses - into one skb: the headers of the run's first packet, the
  * payload of all of them, and in skb->cb (struct sroce_seg) what the

@@ -32,7 +32,6 @@
 #include <linux/sched/stat.h>
 
 #include "sroce.h"
-#include "sroce_local.h"
 #include "sroce_proto.h"
 #include "sroce_qp.h"
 #include "sroce_stats.h"
@@ -92,9 +91,39 @@ bool sroce_tx_polls(struct sroce_dev *sdev)
  * wake-up, or one pass done by the caller beside the thread (QP locks keep
  * the two apart).
  */
-bool sroce_tx_asleep(struct sroce_dev *sdev)
+static bool sroce_tx_asleep(struct sroce_dev *sdev)
 {
 	return READ_ONCE(sdev->tx.asleep);
+}
+
+/**
+ * sroce_tx_takes - should the thread take transmit work a receiver found?
+ * @sdev: the QP's device
+ * @work: what kind
+ * @delivering: the receiver runs in a loopback delivery (sroce_local.c)
+ *
+ * If not, the receiver's caller runs the requester pass itself when its
+ * scope ends. In a delivery the thread takes it whenever it polls
+ * (sroce_tx_polls()): waking it costs a context switch and buys nothing
+ * otherwise; where it polls it runs beside the process and picks up its
+ * next posts without doorbells.
+ *
+ * For a packet from the network, the caller takes only a READ to answer,
+ * and only while the thread sleeps: waking it would cost the answer a
+ * wake-up (on a virtual machine an interrupt to another vCPU) that a pass
+ * there does not, and what the pass leaves goes to the thread if it polls,
+ * as in a delivery. An awake thread finds the work on its next look at no
+ * cost. A send window an ACK reopened stays with the thread: sent from the
+ * receive path as well, the bursts cost a streaming link 6-12 % of its
+ * bandwidth and half again as many retransmissions (performance.md, "Link
+ * latency").
+ */
+bool sroce_tx_takes(struct sroce_dev *sdev, enum sroce_tx_work work,
+		    bool delivering)
+{
+	if (delivering)
+		return sroce_tx_polls(sdev);
+	return work != SROCE_TX_ANSWER || !sroce_tx_asleep(sdev);
 }
 
 static void sroce_tx_set_wakeup(struct sroce_qp *qp, bool need)
@@ -412,18 +441,6 @@ void sroce_tx_kick(struct sroce_qp *qp)
 	spin_unlock_irqrestore(&tx->lock, flags);
 	atomic_set(&tx->kicked, 1);
 	wake_up_process(tx->thread);
-}
-
-/*
- * @qp has transmit work of kind @work (tx_pending set; the caller holds a
- * reference). The receive path's local scope (a loopback delivery, the UDP
- * receive hook) may run it when it ends (sroce_local_defer_run()); else the
- * thread does.
- */
-void sroce_tx_kick_qp(struct sroce_qp *qp, enum sroce_tx_work work)
-{
-	if (!sroce_local_defer_run(qp, work))
-		sroce_tx_kick(qp);
 }
 
 /*

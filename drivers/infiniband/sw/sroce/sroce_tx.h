@@ -12,7 +12,7 @@ struct task_struct;
 struct sroce_dev;
 struct sroce_qp;
 
-/* Transmit work a receiver hands over (sroce_tx_kick_qp()). */
+/* Transmit work a receiver hands over (sroce_xmit_kick()). */
 enum sroce_tx_work {
 	SROCE_TX_OWN,		/* the requester's own: a window reopened */
 	SROCE_TX_ANSWER,	/* a READ request to answer */
@@ -58,9 +58,9 @@ struct sroce_tx {
 int sroce_tx_start(struct sroce_dev *sdev);
 void sroce_tx_stop(struct sroce_dev *sdev);
 void sroce_tx_kick(struct sroce_qp *qp);
-void sroce_tx_kick_qp(struct sroce_qp *qp, enum sroce_tx_work work);
 bool sroce_tx_polls(struct sroce_dev *sdev);
-bool sroce_tx_asleep(struct sroce_dev *sdev);
+bool sroce_tx_takes(struct sroce_dev *sdev, enum sroce_tx_work work,
+		    bool delivering);
 void sroce_tx_del_qp(struct sroce_dev *sdev, struct sroce_qp *qp);
 
 #endif /* SROCE_TX_H */
