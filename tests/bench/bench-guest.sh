@@ -21,9 +21,12 @@
 # (MiB/s), mpps, lat_min/lat_typ/lat_avg/lat_p99/lat_p999/lat_max (usec),
 # cpu_busy and cpu_kern (% of the guest's CPU time during the run, kernel =
 # system + irq + softirq), secs (wall time), why (failure).
+# NVMe-oF points (tool "nvmf") add iops and bw_kib; their lat_* are fio's
+# completion latency (clat: submission to completion).
 # A run that does not finish within its timeout is a failed point, not a hang.
 . "$SROCE_TOP/tests/vm/lib.sh"
 . "$SROCE_TOP/tests/vm/lib-rdma.bash"
+. "$SROCE_TOP/tests/vm/lib-nvmeof.bash"
 
 TOPO='' QUICK=0 REPS=3 BUDGET=3000 POINTS='' PROVIDERS='rxe sroce' MTU=''
 PROVIDER_PATH=$RDMAV_DRIVERS	# rxe_setup unsets it; sroce needs it back
@@ -68,6 +71,18 @@ matrix_full() {
 		echo "${tool}_lat 4096 120 ib_${tool}_lat -s 4096 -n 200"
 	done
 	echo "atomic_lat 8 120 ib_atomic_lat -n 200"
+	matrix_nvmf 10
+}
+
+# NVMe over Fabrics (issue 16): fio on an nvme-rdma namespace, 4 KiB random
+# reads at queue depth 1 and 32, 128 KiB sequential reads; RUNTIME seconds
+# each. Lines "NAME SIZE TIMEOUT nvmf FIO-OPTIONS...".
+matrix_nvmf() {
+	local common="--runtime=$1 --size=${NVMF_BENCH_MIB}M"
+
+	echo "nvmf_randread_qd1 4096 60 nvmf --rw=randread --bs=4k --iodepth=1 $common"
+	echo "nvmf_randread_qd32 4096 60 nvmf --rw=randread --bs=4k --iodepth=32 $common"
+	echo "nvmf_seqread 131072 60 nvmf --rw=read --bs=128k --iodepth=8 $common"
 }
 
 # QUICK=1: one point per kind of transfer, short runs: a smoke test of the
@@ -79,6 +94,7 @@ matrix_quick() {
 	echo "msg_rate 8 60 ib_write_bw -s 8 -q 4 -t 256 -n 500"
 	echo "write_lat 8 60 ib_write_lat -s 8 -n 100"
 	echo "atomic_lat 8 60 ib_atomic_lat -n 100"
+	matrix_nvmf 3
 }
 
 matrix() {
@@ -279,6 +295,91 @@ point_link() {
 	exchange finished $((limit + 60))
 }
 
+# --- NVMe over Fabrics points ---------------------------------------------------------
+# The target (nvmet-rdma, a brd ramdisk of NVMF_BENCH_MIB) and the host
+# (nvme-rdma) are set up at a pass's first nvmf point and taken down with
+# its provider: loopback both on the one device, link the target on host
+# 0 and the host on host 1. Only host 1 (or the one guest) runs fio; host
+# 0 serves and meets it when the point is over.
+NVMF_BENCH_MIB=64
+NVMF_BENCH_UP=0
+
+nvmf_bench_up() {
+	[ "$NVMF_BENCH_UP" = 0 ] || return 0
+	NVMF_RAM_MIB=$NVMF_BENCH_MIB
+	case "$TOPO-$SROCE_HOST" in
+	loopback-*)
+		nvmf_target_up "$SROCE_IP"
+		nvmf_connect_raw "$SROCE_IP" ;;
+	link-0)
+		nvmf_target_up "$SROCE_IP"
+		sync_hosts "nvmf-$PROVIDER-target" ;;
+	link-1)
+		sync_hosts "nvmf-$PROVIDER-target"
+		nvmf_connect_raw "$SROCE_PEER_IP" ;;
+	esac
+	[ "$TOPO" = loopback ] || sync_hosts "nvmf-$PROVIDER-connected"
+	NVMF_BENCH_UP=1
+}
+
+nvmf_bench_down() {
+	[ "$NVMF_BENCH_UP" = 1 ] || return 0
+	[ "$TOPO-$SROCE_HOST" = link-0 ] || nvmf_disconnect
+	[ "$TOPO" = loopback ] || sync_hosts "nvmf-$PROVIDER-disconnected"
+	[ "$TOPO-$SROCE_HOST" = link-1 ] || nvmf_target_down
+	nvmf_unload
+	NVMF_BENCH_UP=0
+}
+
+# fio_result JSON: the read figures of fio's JSON report as key=value pairs
+# (iops, bw in MiB/s, bw_kib, clat in usec), or nothing if no I/O completed.
+fio_result() {
+	/usr/bin/python3 - "$1" <<'PY'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))["jobs"][0]["read"]
+    c, pct = r["clat_ns"], r["clat_ns"].get("percentile", {})
+    if r["total_ios"] > 0 and not r.get("short_ios"):
+        print(f"iops={r['iops']:.0f} bw={r['bw'] / 1024:.1f} bw_kib={r['bw']} "
+              f"lat_min={c['min'] / 1e3:.2f} lat_avg={c['mean'] / 1e3:.2f} "
+              f"lat_p99={pct['99.000000'] / 1e3:.2f} lat_max={c['max'] / 1e3:.2f}")
+except (OSError, ValueError, KeyError, IndexError):
+    pass
+PY
+}
+
+# point_nvmf REP NAME SIZE TIMEOUT nvmf FIO-OPTIONS...
+point_nvmf() {
+	local rep=$1 point=$2/$3 limit=$4 side=guest out before after t0 rc=0 res
+
+	shift 5
+	out=$OUT/$PROVIDER-$rep-${point//\//-}
+	[ "$TOPO" = link ] && { side=client; [ "$SROCE_HOST" = 0 ] && side=server; }
+	nvmf_bench_up
+	before=$(cpu_sample); t0=$(date +%s.%N)
+	if [ "$side" = server ]; then
+		exchange finished $((limit + 60))
+		report "$rep" "$point" server ok "$(cpu_usage "$before" "$(cpu_sample)") secs=$(elapsed "$t0")"
+		return
+	fi
+	if over_budget; then
+		report "$rep" "$point" "$side" skip why=time-budget
+	else
+		timeout "$limit" fio --filename="$NVMF_NS" --name=bench --direct=1 --ioengine=libaio \
+			--time_based --eta=never --output-format=json --output="$out.json" "$@" \
+			> "$out.err" 2>&1 || rc=$?
+		after=$(cpu_sample)
+		res=$(fio_result "$out.json")
+		if [ "$rc" = 0 ] && [ -n "$res" ]; then
+			report "$rep" "$point" "$side" ok "$res $(cpu_usage "$before" "$after") secs=$(elapsed "$t0")"
+		else
+			report "$rep" "$point" "$side" fail "$(why_failed "$rc" "$out.err")"
+			show_failure "$out.err"
+		fi
+	fi
+	[ "$TOPO" = loopback ] || exchange finished $((limit + 60))
+}
+
 # --- providers ------------------------------------------------------------------------
 
 provider_up() {
@@ -294,6 +395,7 @@ provider_down() {
 	local mod dev try
 
 	case "$PROVIDER" in sroce) mod=sroce dev=sroce0 ;; *) mod=rdma_rxe dev=rxe0 ;; esac
+	nvmf_bench_down
 	rdma link delete "$dev" 2>/dev/null || true
 	for ((try = 0; try < 20; try++)); do
 		rmmod "$mod" 2>/dev/null && return 0
@@ -314,7 +416,10 @@ pass() {
 	matrix > "$OUT/matrix"	# (no /dev/fd in the guest for <(...))
 	while read -r name size limit cmd; do
 		# shellcheck disable=SC2086
-		"point_$TOPO" "$rep" "$name" "$size" "$limit" $cmd < /dev/null
+		case "$cmd" in
+		nvmf\ *) point_nvmf "$rep" "$name" "$size" "$limit" $cmd < /dev/null ;;
+		*) "point_$TOPO" "$rep" "$name" "$size" "$limit" $cmd < /dev/null ;;
+		esac
 	done < "$OUT/matrix"
 	provider_down
 }

@@ -160,6 +160,7 @@ main() {
 	echo "duration_s=$((SECONDS - start))" >> "$WORK/meta"
 	stem=$(date -u +%Y-%m-%d)-$KVER-$TOPOLOGY
 	[ -n "$LINK_MTU" ] && [ "$TOPOLOGY" != loopback ] && stem+=-mtu$LINK_MTU
+	[ -n "$POINTS" ] && stem+=-points-${POINTS//[^A-Za-z0-9_]/_}
 	[ "$QUICK" = 1 ] && stem+=-quick
 	# Debian's python3, which has python3-matplotlib (not a pyenv one on PATH).
 	# A full run of the whole matrix into bench/results becomes latest.md

@@ -21,7 +21,8 @@ TOPOLOGIES = ("loopback", "link")
 # Display order of the points (name/size), as bench-guest.sh runs them.
 POINT_ORDER = [f"{t}_bw/{s}" for t in ("write", "read", "send")
                for s in (64, 4096, 65536, 1048576)] + ["msg_rate/8"] + \
-    [f"{t}_lat/{s}" for t in ("write", "send", "read") for s in (8, 4096)] + ["atomic_lat/8"]
+    [f"{t}_lat/{s}" for t in ("write", "send", "read") for s in (8, 4096)] + ["atomic_lat/8"] + \
+    ["nvmf_randread_qd1/4096", "nvmf_randread_qd32/4096", "nvmf_seqread/131072"]
 BIG_MESSAGES = ("65536", "1048576")
 
 
@@ -116,6 +117,11 @@ class Samples:
 def metrics_of(point):
     """(metric, label, unit, higher_is_better) rows a point contributes."""
     name = point.split("/")[0]
+    if name == "nvmf_seqread":
+        return [("bw", "", "MiB/s", True)]
+    if name.startswith("nvmf_"):
+        return [("iops", "", "IOPS", True), ("lat_avg", "average", "µs", False),
+                ("lat_p99", "p99", "µs", False)]
     if name == "msg_rate":
         return [("mpps", "", "Mmsg/s", True)]
     if name.endswith("_bw"):
@@ -124,8 +130,13 @@ def metrics_of(point):
 
 
 def target_of(topo, point, metric):
-    """(operator, value, text) from issue 5, or None for a point without one."""
+    """(operator, value, text) from issue 5 (NVMe-oF: issue 16), or None for
+    a point without one."""
     name, size = point.split("/")
+    if name.startswith("nvmf_"):
+        if metric in ("iops", "bw"):
+            return (">=", 3.0, "≥3×")
+        return ("<=", 0.5, "≤0.5×") if metric == "lat_p99" else None
     if name.endswith("_bw") and name != "msg_rate" and size in BIG_MESSAGES:
         return (">=", 5.0, "≥5×") if topo == "loopback" else (">=", 2.0, "≥2×")
     if name == "msg_rate":
@@ -167,6 +178,10 @@ def label_of(point):
     name, size = point.split("/")
     if name == "msg_rate":
         return "msg_rate 8 B write (4 QPs, TX depth 256)"
+    if name.startswith("nvmf_randread"):
+        return f"NVMe-oF fio 4 KiB random read, QD {name.rsplit('qd', 1)[1]}"
+    if name == "nvmf_seqread":
+        return "NVMe-oF fio 128 KiB sequential read, QD 8"
     return f"{name} {size_text(int(size))}"
 
 
@@ -289,16 +304,19 @@ def memcpy_section(rows, memcpy):
     out += [f"Guest memcpy (glibc, median of 9 trials, measured at the start and end of the "
             f"loopback run): {figures}.", ""]
     ref = loop.get(1 << 20) or next(iter(loop.values()))
+    compared = [r for r in rows if r.topo == "loopback" and r.metric == "bw"
+                and r.point.split("/")[1] in BIG_MESSAGES]
+    if not compared:
+        return out
     out += ["Target: loopback bandwidth within 50% of memcpy (1 MiB buffers), i.e. fraction ≥ 0.5.", "",
             "| point | rxe MiB/s | rxe / memcpy | sroce MiB/s | sroce / memcpy | met? |",
             "|---|---:|---:|---:|---:|---|"]
-    for r in rows:
-        if r.topo == "loopback" and r.metric == "bw" and r.point.split("/")[1] in BIG_MESSAGES:
-            a, b = r.rxe.median, r.sroce.median
-            fa = a / ref if a is not None else None
-            fb = b / ref if b is not None else None
-            met = "n/a" if fb is None else ("yes" if fb >= 0.5 else "**no**")
-            out.append(f"| {r.label} | {fmt(a)} | {fmt(fa)} | {fmt(b)} | {fmt(fb)} | {met} |")
+    for r in compared:
+        a, b = r.rxe.median, r.sroce.median
+        fa = a / ref if a is not None else None
+        fb = b / ref if b is not None else None
+        met = "n/a" if fb is None else ("yes" if fb >= 0.5 else "**no**")
+        out.append(f"| {r.label} | {fmt(a)} | {fmt(fa)} | {fmt(b)} | {fmt(fb)} | {met} |")
     return out + [""]
 
 
@@ -308,7 +326,9 @@ def summary(rows):
         if r.target is None:
             continue
         name = r.point.split("/")[0]
-        kind = ("bandwidth" if name.endswith("_bw") else "message rate" if name == "msg_rate"
+        kind = ("NVMe-oF " + ("IOPS" if r.metric == "iops" else "bandwidth" if r.metric == "bw"
+                              else "p99 latency") if name.startswith("nvmf_")
+                else "bandwidth" if name.endswith("_bw") else "message rate" if name == "msg_rate"
                 else "latency " + ("typical" if r.metric == "lat_typ" else "p99"))
         g = groups.setdefault((r.topo, kind, r.target[2]), [0, 0, 0])
         g[0 if r.met else 1 if r.met is False else 2] += 1
@@ -320,6 +340,9 @@ def summary(rows):
 
 def target_kind(row):
     name = row.point.split("/")[0]
+    if name.startswith("nvmf_"):
+        return "NVMe-oF " + {"iops": "4 KiB random read IOPS", "bw": "128 KiB read bandwidth"}.get(
+            row.metric, "4 KiB random read p99 latency")
     if name == "msg_rate":
         return "8-byte message rate"
     if name.endswith("_bw"):
