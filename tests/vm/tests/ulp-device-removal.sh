@@ -81,7 +81,9 @@ removed() {
 	log "$what: + $*"
 	timeout 60 "$@" || rc=$?
 	[ "$rc" = 0 ] || fail "$what: '$*' failed or hung (status $rc)"
-	wait_for "$WAIT" nvmf_ctrl_gone ||
+	# rdma_rxe first reports the port down: nvme-rdma tries to reconnect,
+	# and deletes the controller only at the device's removal, ~20 s later.
+	wait_for 60 nvmf_ctrl_gone ||
 		fail "$what: controller $NVMF_CTRL still there ($(nvmf_ctrl_state))"
 	! ibdev_exists "$RDMA_DEV" || fail "$what: $RDMA_DEV still there"
 	wait_for 60 fio_ended || fail "$what: fio still running without its disk"
