@@ -457,7 +457,8 @@ def write_markdown(path, meta, rows, merged, guests, memcpy, chart):
             "Busy / kernel % of each guest's CPU time while the client ran (from /proc/stat; "
             "kernel = system + irq + softirq). perftest busy-polls its completion queue, so a guest "
             "running a client is near 100% busy; the kernel share and the server side (link: the "
-            "passive side of WRITE/READ does nothing in user space) show the provider's cost.", ""]
+            "passive side of WRITE/READ does nothing in user space) show the provider's cost. fio "
+            "(the NVMe-oF rows) sleeps on its completions instead.", ""]
     for topo in TOPOLOGIES:
         if any(k[0] == topo for k in merged):
             out += [f"### {topo.capitalize()}", ""] + cpu_table(merged, topo) + [""]
