@@ -46,12 +46,6 @@ device_up() {
 	esac
 }
 
-# device_down: delete RDMA_DEV (no ULP holds it: between two cases).
-device_down() {
-	run rdma link delete "$RDMA_DEV" || fail "rdma link delete $RDMA_DEV"
-	wait_for "$WAIT" eval "! ibdev_exists $RDMA_DEV" || fail "$RDMA_DEV still there"
-}
-
 # driver_up: the provider's module, loaded if it is not.
 driver_up() {
 	case "$PROVIDER" in
@@ -124,7 +118,7 @@ removed delete rdma link delete "$RDMA_DEV"
 device_up eth0
 back "$SROCE_IP"
 
-device_down
+sroce_del "$RDMA_DEV"	# lib.sh's delete and wait, whatever the provider
 veth_up
 device_up vsr0
 expect_gid "$RDMA_DEV" "::ffff:$VETH_IP" "RoCE v2" 10

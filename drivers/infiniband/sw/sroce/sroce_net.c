@@ -395,6 +395,12 @@ int sroce_pkt_xmit_av(struct sroce_dev *sdev, const struct sroce_av *av,
 	unsigned int udp_payload = skb->len;
 	int err;
 
+	/* modify_qp guarantees a QP an address vector in RTR/RTS; never trust it. */
+	if (unlikely(!av->net)) {
+		sroce_pkt_xmit_count(sdev, udp_payload, NET_XMIT_DROP);
+		kfree_skb(skb);
+		return -ENETUNREACH;
+	}
 	sroce_push_udp(skb, htons(src_port));
 	if (av->family == AF_INET)
 		sroce_push_ipv4(skb, av);

@@ -16,7 +16,6 @@
 #include "sroce_net.h"
 #include "sroce_qp.h"
 #include "sroce_seg.h"
-#include "sroce_stats.h"
 #include "sroce_xmit.h"
 
 /**
@@ -56,12 +55,6 @@ void sroce_xmit_route(struct sroce_qp *qp, struct sroce_xmit_route *route)
 /* Through the IP stack, to @qp's address vector. */
 static int sroce_xmit_stack(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	/* modify_qp guarantees an address vector in RTR/RTS; never trust it. */
-	if (unlikely(!qp->av.net)) {
-		sroce_stat_inc(qp->sdev, SROCE_STAT_SEND_ERR);
-		kfree_skb(skb);
-		return -ENETUNREACH;
-	}
 	return sroce_pkt_xmit_av(qp->sdev, &qp->av, qp->src_port, skb);
 }
 
@@ -95,7 +88,8 @@ void sroce_xmit_routed(struct sroce_qp *qp,
  */
 int sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	if (qp->av.net && sroce_local_xmit(qp, skb))
+	/* No address vector: refused and counted on the IP path. */
+	if (likely(qp->av.net) && sroce_local_xmit(qp, skb))
 		return 0;
 	return sroce_xmit_stack(qp, skb);
 }
