@@ -249,8 +249,14 @@ t_judge_guest_timeout() {
 		--timeout 60 -- "$WORK/t.log"
 }
 
+# The verdict names what killed the guest: a CI log alone shows the crash.
 t_judge_died() {
 	console "" "[    7.1] Kernel panic - not syncing: Fatal exception" > "$WORK/t.log"
+	judge 1 ': FAIL \(guest died: Kernel panic - not syncing: Fatal exception\)' -- "$WORK/t.log"
+}
+
+t_judge_died_silently() {
+	console "" "[fail] working" > "$WORK/t.log"
 	judge 1 ': FAIL \(guest died without an exit status' -- "$WORK/t.log"
 }
 
