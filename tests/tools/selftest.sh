@@ -355,7 +355,7 @@ t_judge_group_died() {
 		case_block b "" "[    12.1] Kernel panic - not syncing: Fatal exception"
 	} > "$WORK/g.log"
 	judge_group 1 "$(printf '%s\n' $'a\tPASS\t' \
-		$'b\tFAIL\tguest died without an exit status (panic?)' \
+		$'b\tFAIL\tguest died: Kernel panic - not syncing: Fatal exception' \
 		$'c\tFAIL\tnot run: the guest died during b')" -- a b c
 }
 
