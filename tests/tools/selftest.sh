@@ -34,7 +34,7 @@ FAILED=0
 CASES=(report_sample report_no_file report_empty_file report_all_pass
 	kunit_parse_sample kunit_boot_retried kunit_boot_hangs_twice
 	judge_pass judge_fail judge_splat judge_boot_splat judge_skip judge_hang
-	judge_guest_timeout judge_died judge_foreign_nonce judge_two_hosts
+	judge_guest_timeout judge_died judge_died_oops judge_died_silently judge_foreign_nonce judge_two_hosts
 	judge_group judge_group_boot_splat judge_group_died judge_group_unclean
 	judge_group_two_hosts
 	run_suite_full_only run_suite_matrix matrix_table runner_lies runner_silent runner_absent runner_fail
@@ -253,6 +253,15 @@ t_judge_guest_timeout() {
 t_judge_died() {
 	console "" "[    7.1] Kernel panic - not syncing: Fatal exception" > "$WORK/t.log"
 	judge 1 ': FAIL \(guest died: Kernel panic - not syncing: Fatal exception\)' -- "$WORK/t.log"
+}
+
+# An oops names the function (and module) it happened in.
+t_judge_died_oops() {
+	console "" "$(printf '%s\n' '[    9.1] BUG: kernel NULL pointer dereference, address: 0000000000000008' \
+		'[    9.1] RIP: 0010:rxe_completer+0x1a2/0x1d00 [rdma_rxe]' \
+		'[    9.2] Kernel panic - not syncing: Fatal exception in interrupt')" > "$WORK/t.log"
+	judge 1 ': FAIL \(guest died: BUG: kernel NULL pointer dereference, address: 0+8 at rxe_completer\+0x1a2/0x1d00 \[rdma_rxe\]\)' \
+		-- "$WORK/t.log"
 }
 
 t_judge_died_silently() {
@@ -630,14 +639,26 @@ t_vm_slots_wait() {
 		{ echo "did not wait for the slots: $(head -n 3 "$out" | tr '\n' ' ')"; return 1; }
 }
 
+# Every t_ function is a listed case: one left out would never run.
+unlisted_cases() {
+	local f
+
+	for f in $(declare -F | sed -n 's/^declare -f t_//p'); do
+		[[ " ${CASES[*]} vm_boot_splat vm_boot_group vm_peer_lost vm_slots_wait " == *" $f "* ]] ||
+			echo "$f"
+	done
+}
+
 main() {
-	local c
+	local c unlisted
 
 	case "${1:-}" in
 	--vm) VM_KERNEL=${2:?--vm KVER}; CASES+=(vm_boot_splat vm_boot_group vm_peer_lost vm_slots_wait) ;;
 	'') ;;
 	*) echo "usage: selftest.sh [--vm KVER]" >&2; exit 2 ;;
 	esac
+	unlisted=$(unlisted_cases)
+	[ -z "$unlisted" ] || { echo "selftest.sh: t_ functions not in CASES: $unlisted" >&2; exit 2; }
 	printf '#expect\tharness\t%d\n' "${#CASES[@]}" >> "$RESULTS"
 	for c in "${CASES[@]}"; do
 		run_case "$c"
