@@ -38,7 +38,7 @@ CASES=(report_sample report_no_file report_empty_file report_all_pass
 	judge_group judge_group_boot_splat judge_group_died judge_group_unclean
 	judge_group_two_hosts
 	run_suite_full_only run_suite_matrix matrix_table runner_lies runner_silent runner_absent runner_fail
-	runner_ok warnings_ours warnings_not_ours step_warning_fails)
+	runner_ok warnings_ours warnings_not_ours warnings_kmod step_warning_fails)
 
 result() {
 	printf 'harness\t%s\t%s\t%s\n' "$1" "$2" "$(printf '%s' "${3:-}" | tr '\t\n' '  ' | cut -c1-300)" |
@@ -527,6 +527,19 @@ t_warnings_ours() {
 	in_check our_warnings "$WORK/w.log"
 	got=$(wc -l < "$WORK/check.out")
 	[ "$got" = 3 ] || { echo "found $got of 3 warnings"; return 1; }
+}
+
+# The kernel-verbs test module (tests/kmod/) is ours too: it builds with W=1
+# in build/<kver>/kmod/, so a warning there fails its build step.
+t_warnings_kmod() {
+	local got
+
+	printf '%s\n' "  CC [M]  /w/build/6.1.0-57-amd64/kmod/sroce_kverbs_test.o" \
+		"/w/build/6.1.0-57-amd64/kmod/sroce_kverbs_test.c:40:6: warning: no previous prototype for 'f' [-Wmissing-prototypes]" \
+		"/w/build/6.12.95+deb12-amd64/kmod/sroce_kverbs_test.c:9:1: warning: unused variable 'y'" > "$WORK/w.log"
+	in_check our_warnings "$WORK/w.log"
+	got=$(wc -l < "$WORK/check.out")
+	[ "$got" = 2 ] || { echo "found $got of 2 warnings"; return 1; }
 }
 
 t_warnings_not_ours() {
