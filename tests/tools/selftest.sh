@@ -12,6 +12,8 @@
 #   run-suite.sh  a full-only test is a SKIP, an unknown one a FAIL, #expect;
 #                 matrix.tsv: well-formed rows, cases boot like scripts
 #   check.sh      runner() on runners that lie, our_warnings(), step()
+#   lib-rdma.bash check_pingpong on a ping-pong's output, clean and with a
+#                 data mismatch
 # --vm KVER adds three real boots (tests/vm/selftests/fail.sh splat, ~15 s; a
 # shared boot of four cases, ~30 s; two hosts of which one leaves, ~25 s):
 # the guest side of what vm-run judges,
@@ -38,7 +40,8 @@ CASES=(report_sample report_no_file report_empty_file report_all_pass
 	judge_group judge_group_boot_splat judge_group_died judge_group_unclean
 	judge_group_two_hosts
 	run_suite_full_only run_suite_matrix matrix_table runner_lies runner_silent runner_absent runner_fail
-	runner_ok warnings_ours warnings_not_ours warnings_kmod step_warning_fails)
+	runner_ok warnings_ours warnings_not_ours warnings_kmod step_warning_fails
+	pingpong_clean pingpong_mismatch)
 
 result() {
 	printf 'harness\t%s\t%s\t%s\n' "$1" "$2" "$(printf '%s' "${3:-}" | tr '\t\n' '  ' | cut -c1-300)" |
@@ -559,6 +562,41 @@ t_step_warning_fails() {
 	in_check step warny echo "/w/drivers/infiniband/sw/sroce/sroce_tx.c:9:1: warning: bad"
 	grep -qP '^build\twarny\tFAIL\tcompiler warning: drivers/infiniband/sw/sroce/sroce_tx.c:9:1: warning: bad' \
 		"$WORK/check.tsv" || { echo "got: $(cat "$WORK/check.tsv")"; return 1; }
+}
+
+# ---- lib-rdma.bash ----
+
+# in_lib_rdma FN ARGS...: FN of the guest helpers, on the host; its output in
+# $WORK/lib.out, its exit status returned (fail exits 1).
+in_lib_rdma() {
+	SROCE_TOP=$TOP bash -c '. "$SROCE_TOP/tests/vm/lib.sh"; . "$SROCE_TOP/tests/vm/lib-rdma.bash"; "$@"' \
+		selftest "$@" > "$WORK/lib.out" 2>&1
+}
+
+# An ibv_rc_pingpong -c server's output as rdma-core 44 prints it, with
+# LINES... before its summary.
+pingpong_out() {
+	printf '%s\n' "  local address:  LID 0x0000, QPN 0x000011, PSN 0x5f0d6b, GID ::ffff:10.0.2.15" \
+		"  remote address: LID 0x0000, QPN 0x000012, PSN 0x1b3e2a, GID ::ffff:10.0.2.15" \
+		"$@" \
+		"8192000 bytes in 0.05 seconds = 1242.05 Mbit/sec" \
+		"1000 iters in 0.05 seconds = 52.77 usec/iter"
+}
+
+t_pingpong_clean() {
+	pingpong_out > "$WORK/pp.out"
+	in_lib_rdma check_pingpong "$WORK/pp.out" 1000 || { cat "$WORK/lib.out"; return 1; }
+}
+
+# -c found a wrong byte: the summary lines are there, the test must fail.
+t_pingpong_mismatch() {
+	pingpong_out "invalid data in page 0" "invalid data in page 3" > "$WORK/pp.out"
+	if in_lib_rdma check_pingpong "$WORK/pp.out" 1000; then
+		echo "passed an output with 'invalid data in page'"
+		return 1
+	fi
+	grep -q 'FAIL: data mismatch in .*invalid data in page 0' "$WORK/lib.out" ||
+		{ echo "got: $(cat "$WORK/lib.out")"; return 1; }
 }
 
 # ---- real boots ----
