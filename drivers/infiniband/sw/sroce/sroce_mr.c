@@ -418,7 +418,13 @@ out:
 	return err;
 }
 
-int sroce_mr_invalidate(struct sroce_mr *mr, struct ib_pd *pd, u32 key)
+/*
+ * VALID -> FREE if @key is @mr's current key. Any context.
+ * Return: 0; -EACCES (not a fast-reg MR of @pd) or -EINVAL (other key, or
+ * not VALID).
+ */
+SROCE_VISIBLE_IF_KUNIT int sroce_mr_invalidate(struct sroce_mr *mr,
+					       struct ib_pd *pd, u32 key)
 {
 	unsigned long flags;
 	int err = 0;
@@ -637,6 +643,27 @@ static struct sroce_mr *sroce_mr_get_slot(struct sroce_dev *sdev, u32 key)
 	return mr;
 }
 
+/*
+ * Does @key reach @mr now? Its key matches exactly and, for a fast-reg
+ * MR, the MR is VALID. The caller holds a reference on @mr.
+ */
+SROCE_VISIBLE_IF_KUNIT bool sroce_mr_key_usable(struct sroce_mr *mr, u32 key)
+{
+	if (!mr->fast_reg)
+		return mr->key == key;
+	/*
+	 * Our reference before the state: pairs with the full barrier in
+	 * sroce_mr_fast_reg() between leaving FREE and counting references,
+	 * so either it sees this lookup and waits, or this lookup sees that
+	 * the MR is not VALID (yet).
+	 */
+	smp_mb();
+	/* Acquire: the key and translation the REG_MR published with it. */
+	if (smp_load_acquire(&mr->fr_state) != SROCE_FR_VALID)
+		return false;
+	return READ_ONCE(mr->key) == key;
+}
+
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
 {
 	struct sroce_mr *mr = sroce_mr_get_slot(sdev, key);
@@ -658,23 +685,6 @@ struct sroce_mr *sroce_mr_get_fast_reg(struct sroce_dev *sdev, u32 key)
 		mr = NULL;
 	}
 	return mr;
-}
-
-bool sroce_mr_key_usable(struct sroce_mr *mr, u32 key)
-{
-	if (!mr->fast_reg)
-		return mr->key == key;
-	/*
-	 * Our reference before the state: pairs with the full barrier in
-	 * sroce_mr_fast_reg() between leaving FREE and counting references,
-	 * so either it sees this lookup and waits, or this lookup sees that
-	 * the MR is not VALID (yet).
-	 */
-	smp_mb();
-	/* Acquire: the key and translation the REG_MR published with it. */
-	if (smp_load_acquire(&mr->fr_state) != SROCE_FR_VALID)
-		return false;
-	return READ_ONCE(mr->key) == key;
 }
 
 void sroce_mr_put(struct sroce_mr *mr)

@@ -156,12 +156,6 @@ void sroce_mr_put(struct sroce_mr *mr);
 struct sroce_mr *sroce_mr_get_fast_reg(struct sroce_dev *sdev, u32 key);
 
 /*
- * Does @key reach @mr now? Its key matches exactly and, for a fast-reg
- * MR, the MR is VALID. The caller holds a reference on @mr.
- */
-bool sroce_mr_key_usable(struct sroce_mr *mr, u32 key);
-
-/*
  * REG_MR on @mr, for a QP of @pd: FREE -> VALID with @key (same index, any
  * key byte), @access, and [@iova, @iova + @length) over the page list
  * map_mr_sg built. Any context; the caller holds one reference on @mr
@@ -175,14 +169,12 @@ int sroce_mr_fast_reg(struct sroce_mr *mr, struct ib_pd *pd, u32 key,
 		      int access, u64 iova, u64 length);
 
 /*
- * LOCAL_INV or a received SEND with invalidate: VALID -> FREE if @key is
- * @mr's current key. Any context.
- * Return: 0; -EACCES (not a fast-reg MR of @pd) or -EINVAL (other key, or
- * not VALID).
+ * Look up the fast-reg MR @key names and, for a QP of @pd, invalidate it
+ * (LOCAL_INV or a received SEND with invalidate): VALID -> FREE if @key is
+ * its current key. Any context.
+ * Return: 0; -EACCES (not a fast-reg MR of @pd) or -EINVAL (no such MR,
+ * other key, or not VALID).
  */
-int sroce_mr_invalidate(struct sroce_mr *mr, struct ib_pd *pd, u32 key);
-
-/* Look up the fast-reg MR @key names and invalidate it (as above). */
 int sroce_mr_invalidate_key(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
 
 /* Access flags a REG_MR may grant: 0 or -EINVAL / -EOPNOTSUPP. */
@@ -240,5 +232,11 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 
 int sroce_mr_table_init(struct sroce_dev *sdev);
 void sroce_mr_table_destroy(struct sroce_dev *sdev);
+
+#if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
+/* Static without the KUnit suites (SROCE_VISIBLE_IF_KUNIT). */
+bool sroce_mr_key_usable(struct sroce_mr *mr, u32 key);
+int sroce_mr_invalidate(struct sroce_mr *mr, struct ib_pd *pd, u32 key);
+#endif
 
 #endif /* SROCE_MR_H */
