@@ -91,13 +91,19 @@ static void sroce_cq_comp_remote(void *info)
 	struct sroce_cq *cq = info;
 
 	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-	/* Release: the handler is done with the CQ before sync sees 0. */
+	/*
+	 * Release: the handler is done with the CQ before sync sees 0; pairs
+	 * with the acquire in sroce_cq_sync().
+	 */
 	atomic_dec_return_release(&cq->comp_remote);
 }
 
 void sroce_cq_sync(struct sroce_cq *cq)
 {
-	/* Acquire: pairs with the release above. The IPI runs promptly. */
+	/*
+	 * Acquire: pairs with sroce_cq_comp_remote()'s release. The IPI runs
+	 * promptly.
+	 */
 	while (atomic_read_acquire(&cq->comp_remote))
 		cpu_relax();
 }
@@ -194,7 +200,10 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 static int sroce_cq_move_cqes(struct sroce_queue *new, struct sroce_queue *old,
 			      u32 cqe)
 {
-	/* Acquire: pairs with the process's release after reading entries. */
+	/*
+	 * Acquire: pairs with the process's store-release of the consumer
+	 * index after reading entries (rdma-core-provider/sroce_poll.c).
+	 */
 	u32 consumer = smp_load_acquire(&old->hdr->consumer);
 	u32 pending = old->index - consumer;
 	u32 i;
@@ -206,7 +215,12 @@ static int sroce_cq_move_cqes(struct sroce_queue *new, struct sroce_queue *old,
 		       sizeof(struct sroce_cqe));
 	new->index = old->index;
 	new->hdr->consumer = consumer;
-	/* Release: the entries are in place before the process sees them. */
+	/*
+	 * Release: the entries are in place before the process sees them;
+	 * pairs with the load-acquire of the producer index in the
+	 * provider's sroce_cq_ready() (rdma-core-provider/sroce_poll.c). A
+	 * kernel CQ's poll_cq reads ring->index under cq->lock, as here.
+	 */
 	smp_store_release(&new->hdr->producer, new->index);
 	return 0;
 }

@@ -411,7 +411,10 @@ int sroce_mr_fast_reg(struct sroce_mr *mr, struct ib_pd *pd, u32 key,
 	mr->length = length;
 	mr->access = access & SROCE_MR_ACCESS_SUPPORTED;
 	WRITE_ONCE(mr->key, key);
-	/* Release: all of the above before a lookup can see VALID. */
+	/*
+	 * Release: all of the above before a lookup can see VALID; pairs
+	 * with the load-acquire of fr_state in sroce_mr_key_usable().
+	 */
 	smp_store_release(&mr->fr_state, SROCE_FR_VALID);
 out:
 	spin_unlock_irqrestore(&mr->fr_lock, flags);
@@ -658,7 +661,10 @@ SROCE_VISIBLE_IF_KUNIT bool sroce_mr_key_usable(struct sroce_mr *mr, u32 key)
 	 * the MR is not VALID (yet).
 	 */
 	smp_mb();
-	/* Acquire: the key and translation the REG_MR published with it. */
+	/*
+	 * Acquire: the key and translation the REG_MR published with it;
+	 * pairs with the store-release of VALID in sroce_mr_fast_reg().
+	 */
 	if (smp_load_acquire(&mr->fr_state) != SROCE_FR_VALID)
 		return false;
 	return READ_ONCE(mr->key) == key;

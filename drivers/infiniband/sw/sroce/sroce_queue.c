@@ -176,7 +176,14 @@ int sroce_queue_available(struct sroce_queue *q)
 void sroce_queue_consume(struct sroce_queue *q, u32 n)
 {
 	q->index += n;
-	/* Release: our reads of the slots are done before the producer reuses them. */
+	/*
+	 * Release: our reads of the slots are done before the producer reuses
+	 * them; pairs with the load-acquire of the consumer index in
+	 * sroce_kpost_recv_wqes() (kernel RQ and SRQ) and in the provider's
+	 * sroce_srq_room() (rdma-core-provider/sroce_srq.c). Send queues and
+	 * a process's RQ reuse slots after the WQE's completion instead, so
+	 * for them the CQ's release/acquire pair orders the reuse.
+	 */
 	smp_store_release(&q->hdr->consumer, q->index);
 }
 
@@ -211,7 +218,13 @@ void *sroce_queue_next_free(struct sroce_queue *q)
 void sroce_queue_produce(struct sroce_queue *q)
 {
 	q->index++;
-	/* Release: the entry is written before the consumer sees the index. */
+	/*
+	 * Release: the entry is written before the consumer sees the index;
+	 * pairs with the load-acquire of the producer index in the
+	 * provider's sroce_cq_ready() (rdma-core-provider/sroce_poll.c).
+	 * A kernel CQ's poll_cq reads ring->index under the CQ lock that
+	 * serialises producers, so it needs no acquire.
+	 */
 	smp_store_release(&q->hdr->producer, q->index);
 }
 
