@@ -218,11 +218,18 @@ static struct ibv_context *open_sroce0(void)
 	return ctx;
 }
 
-int main(void)
+/* "--count": print how many case lines a run prints, run nothing. */
+int main(int argc, char **argv)
 {
 	const struct mock_uverbs_api *(*api)(void);
 	int failures = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "--count")) {
+		printf("%d\n", dp_cq_cases_count + dp_qp_cases_count +
+		       dp_post_cases_count + dp_wr_ex_cases_count +
+		       dp_threads_cases_count);
+		return 0;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* a crash keeps earlier lines */
 	api = (const struct mock_uverbs_api *(*)(void))dlsym(RTLD_DEFAULT,
 							     "mock_uverbs_api");

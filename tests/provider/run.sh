@@ -4,7 +4,9 @@
 # tests/provider/run.sh - host tests of the rdma-core provider; no kernel
 # module needed. Builds the provider and the unit tests, runs them, and
 # appends one "provider\t<case>\tPASS|FAIL|SKIP\t<detail>" line per case to
-# $SROCE_RESULTS (see tests/README.md), printing each line as well.
+# $SROCE_RESULTS (see tests/README.md), printing each line as well; before
+# each step, an "#expect\tprovider\t<lines it writes>" line (the unit
+# binaries print their case count with --count).
 #
 #   SROCE_RESULTS      results file (default: none, print only)
 #   SROCE_PROVIDER_O   provider build dir (default: build/provider)
@@ -33,7 +35,25 @@ result() {
 	[ "$2" != FAIL ] || failed=1
 }
 
+# expect N: the next step writes N result lines. report.sh adds up a suite's
+# #expect lines, so a runner that dies part-way, or a unit binary that stops
+# printing, leaves fewer lines than promised: a FAIL, not a shorter pass.
+expect() {
+	printf '#expect\tprovider\t%d\n' "$1" >> "$results"
+}
+
+# expect_count BINARY: #expect with the case count BINARY --count prints
+# (0 if it prints none: the missing lines then fail the tally).
+expect_count() {
+	local n
+
+	n=$("$1" --count 2>/dev/null)
+	[[ "$n" =~ ^[0-9]+$ ]] || n=0
+	expect "$n"
+}
+
 build_provider() {
+	expect 1
 	if make --no-print-directory -C "$prov_src" O="$prov_o" >"$work/build" 2>&1; then
 		result build_provider_without_warnings PASS
 	else
@@ -47,9 +67,11 @@ run_unit() {
 	shift
 	if ! cc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$prov_src" -I"$top/include/uapi" \
 		-o "$work/$name" "$@" >"$work/cc" 2>&1; then
+		expect 1
 		result "${name}_builds" FAIL "$(head -n 1 "$work/cc")"
 		return
 	fi
+	expect_count "$work/$name"
 	"$work/$name" >"$work/$name.out" 2>&1
 	local rc=$?
 	while IFS=$'\t' read -r _ tcase verdict detail; do
@@ -62,6 +84,8 @@ run_unit() {
 # exported: the constructor is the provider's only entry point.
 check_symbols() {
 	local dyn
+
+	expect 2
 	dyn=$(objdump -T "$lib" 2>&1)
 	if grep -q '(IBVERBS_PRIVATE_34) verbs_register_driver_34$' <<<"$dyn" &&
 	   ! grep -E 'IBVERBS' <<<"$dyn" | grep -qv 'IBVERBS_PRIVATE_34'; then
@@ -80,6 +104,8 @@ check_symbols() {
 # compiler runs, saying which versions were found and wanted.
 check_wrong_pabi_refused() {
 	local fake=$work/fakeverbs o=$work/wrong-pabi
+
+	expect 2
 	mkdir -p "$fake" "$o"
 	printf 'IBVERBS_PRIVATE_33 { global: verbs_register_driver_33; local: *; };\n' >"$fake/map"
 	printf 'void verbs_register_driver_33(const void *ops) { (void)ops; }\n' >"$fake/fake.c"
@@ -107,6 +133,7 @@ check_wrong_pabi_refused() {
 # ibv_devices alone proves little; run it anyway (any loader complaint would
 # be a bug) and let the fake-device cases below do the real loading.
 check_ibv_devices_quiet() {
+	expect 1
 	if ! command -v ibv_devices >/dev/null; then
 		result ibv_devices_quiet_with_provider SKIP "ibverbs-utils not installed"
 		return
@@ -148,6 +175,7 @@ expect_output() {
 check_fake_device() {
 	local cases="fake_sroce0_is_claimed_by_provider fake_device_outside_abi_range_is_refused"
 	cases+=" fake_lookalike_name_is_not_claimed fake_open_rejects_foreign_ucontext_abi"
+	expect "$(wc -w <<<"$cases")"
 
 	# Control: without the provider, libibverbs must see the fake device.
 	IBV_SHOW_WARNINGS=1 "$here/fake-device.sh" sroce0 1 -- ibv_devices >"$work/out" 2>&1
@@ -186,6 +214,7 @@ check_fake_device() {
 # mock_uverbs.c answering like sroce.ko would.
 check_mock_kernel() {
 	local cases="mock_open_query_pd_close_succeeds mock_open_fails_eproto_on_abi_2"
+	expect "$(wc -w <<<"$cases")"
 
 	if ! cc -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -I"$top/include/uapi" \
 		-o "$work/mock_uverbs.so" "$here/mock_uverbs.c" "$here/mock_objects.c" \
@@ -221,13 +250,16 @@ check_datapath() {
 	if ! cc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$top/include/uapi" \
 		-o "$work/datapath" "$here"/dp.c "$here"/test_dp_*.c -pthread -libverbs -ldl \
 		>"$work/cc" 2>&1; then
+		expect 1
 		result datapath_tests_build FAIL "$(grep -m1 -E 'error|warning' "$work/cc")"
 		return
 	fi
 	if [ ! -f "$work/mock_uverbs.so" ] || [ "$fake_device_usable" != yes ]; then
+		expect 1
 		result datapath_tests "$(unavailable)" "mock kernel or fake sysfs device unavailable"
 		return
 	fi
+	expect_count "$work/datapath"
 	fake_run sroce0 1 env LD_PRELOAD="$work/mock_uverbs.so" "$work/datapath"
 	local rc=$?
 	while IFS=$'\t' read -r suite tcase verdict detail; do

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 struct unit_case_state {
 	bool failed;
@@ -55,11 +56,17 @@ static inline int unit_run(const struct unit_case *cases, int count)
 	return failures;
 }
 
+/* "--count": print how many result lines a run prints, run nothing. */
 #define UNIT_MAIN(cases)                                                       \
-	int main(void)                                                         \
+	int main(int argc, char **argv)                                        \
 	{                                                                      \
-		return unit_run(cases, sizeof(cases) / sizeof(cases[0])) ?     \
-			       1 : 0;                                          \
+		int n = sizeof(cases) / sizeof(cases[0]);                      \
+									       \
+		if (argc > 1 && !strcmp(argv[1], "--count")) {                 \
+			printf("%d\n", n);                                     \
+			return 0;                                              \
+		}                                                              \
+		return unit_run(cases, n) ? 1 : 0;                             \
 	}
 
 #endif /* SROCE_TEST_UNIT_H */
