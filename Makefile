@@ -36,7 +36,7 @@ help:
 	@echo "make run        set up, build, boot a stock kernel in QEMU (2 vCPUs), create sroce0, ping-pong on it and on rdma_rxe"
 	@echo "make check      set up, build for every supported kernel, run every test; last line N passed, N failed"
 	@echo "make check-debug  the VM suite under the KASAN/lockdep/kmemleak test kernel"
-	@echo "make sparse     build the module with sparse (C=1)"
+	@echo "make sparse     build the module with sparse (C=2: every file, not only recompiled ones)"
 	@echo "make fuzz       the header-codec fuzzer (libFuzzer + ASan/UBSan) for FUZZ_SECONDS (default 300)"
 	@echo "make bench      perftest on rdma_rxe and sroce in the same guests, ratios in bench/results/"
 	@echo "                (KVER=6.12 for 6.12, QUICK=1 smoke run, TOPOLOGY=loopback|link, CPUS=1|2 (default 2), POINTS=regex, PARALLEL=1,"
