@@ -6,7 +6,7 @@
  * gather/scatter, unsignaled sends, solicited events and the fence.
  *
  * Receive buffers and exposed memory start filled with GUARD; every check
- * covers the bytes after what was transferred too, so an overrun fails.
+ * covers the bytes around what was transferred too, so an overrun fails.
  */
 #include <endian.h>
 #include <stdlib.h>
@@ -17,7 +17,9 @@
 #define GUARD		0xa5
 #define GUARD_LEN	64
 #define XFER_MAX	8		/* messages in one xfer case */
-#define REGION		(65536 + 4096)	/* per message, >= largest + GUARD_LEN */
+#define REGION		(65536 + 4096)	/* per message, >= largest + 2 * GUARD_LEN */
+/* Message i's data starts GUARD_LEN into its region: GUARD on both sides. */
+#define MSG_OFF(i)	((size_t)(i) * REGION + GUARD_LEN)
 
 /* --- messages of several sizes: SEND, WRITE and their variants ---------- */
 
@@ -80,7 +82,12 @@ static int get_plan(struct vt *t, struct xfer_plan *p)
 		p->len[i] = be32toh(p->len[i]);
 		p->seed[i] = be64toh(p->seed[i]);
 	}
-	return p->count > XFER_MAX ? vt_fail(t, "plan of %u messages", p->count) : 0;
+	if (p->count > XFER_MAX)
+		return vt_fail(t, "plan of %u messages", p->count);
+	for (i = 0; i < p->count; i++)
+		if (p->len[i] > REGION - 2 * GUARD_LEN)
+			return vt_fail(t, "message %u of %u bytes", i, p->len[i]);
+	return 0;
 }
 
 static void make_plan(struct vt *t, const struct xfer *x, const struct vt_ep *ep,
@@ -115,7 +122,7 @@ static int post_msg(struct vt *t, const struct xfer *x, struct vt_ep *ep,
 		    const struct vt_buf *b, const struct xfer_plan *p, uint32_t i)
 {
 	uint8_t stack[512];
-	struct ibv_sge sg = vt_sge(b, (size_t)i * REGION, p->len[i]);
+	struct ibv_sge sg = vt_sge(b, MSG_OFF(i), p->len[i]);
 	struct ibv_send_wr wr = vt_wr(x->op, i, &sg, p->len[i] ? 1 : 0,
 				      wr_flags(x, i, p->count));
 	int rc;
@@ -127,10 +134,10 @@ static int post_msg(struct vt *t, const struct xfer *x, struct vt_ep *ep,
 		sg.addr = (uintptr_t)stack;
 		sg.lkey = 0;	/* not looked at for inline data */
 	} else {
-		vt_fill(b->p + (size_t)i * REGION, p->len[i], p->seed[i]);
+		vt_fill(b->p + MSG_OFF(i), p->len[i], p->seed[i]);
 	}
 	if (!op_is_send(x->op))
-		vt_wr_remote(&wr, ep, (uint64_t)i * REGION);
+		vt_wr_remote(&wr, ep, MSG_OFF(i));
 	if (op_has_imm(x->op))
 		wr.imm_data = htobe32(imm_of(p->seed[i]));
 	rc = vt_post_send(t, ep, &wr);
@@ -201,13 +208,33 @@ static int check_recv_wc(struct vt *t, const struct xfer *x, struct vt_ep *ep,
 	return 0;
 }
 
+/*
+ * Message i's region, whole: GUARD, the data, GUARD up to the next region.
+ * A stray byte on either side of a message fails, the first message's too.
+ */
 static int check_region(struct vt *t, const struct vt_buf *b, const struct xfer_plan *p,
 			uint32_t i)
 {
 	const uint8_t *r = b->p + (size_t)i * REGION;
+	const uint8_t *d = b->p + MSG_OFF(i);
 
-	return vt_check(t, r, p->len[i], p->seed[i], "data") ||
-	       vt_check_byte(t, r + p->len[i], GUARD_LEN, GUARD, "bytes after the data");
+	return vt_check_byte(t, r, GUARD_LEN, GUARD, "bytes before the data") ||
+	       vt_check(t, d, p->len[i], p->seed[i], "data") ||
+	       vt_check_byte(t, d + p->len[i], REGION - GUARD_LEN - p->len[i], GUARD,
+			     "bytes after the data");
+}
+
+/* Every region of the plan, then the rest of the buffer, untouched. */
+static int check_regions(struct vt *t, const struct vt_buf *b, const struct xfer_plan *p)
+{
+	size_t used = (size_t)p->count * REGION;
+	uint32_t i;
+
+	for (i = 0; i < p->count; i++)
+		if (check_region(t, b, p, i))
+			return -1;
+	return vt_check_byte(t, b->p + used, b->len - used, GUARD,
+			     "bytes after the last message's region");
 }
 
 static int xfer_server(struct vt *t)
@@ -222,7 +249,7 @@ static int xfer_server(struct vt *t)
 		return -1;
 	memset(b->p, GUARD, b->len);
 	for (i = 0; op_consumes_recv(x->op) && i < XFER_MAX; i++) {
-		struct ibv_sge sg = vt_sge(b, (size_t)i * REGION, REGION);
+		struct ibv_sge sg = vt_sge(b, MSG_OFF(i), REGION - GUARD_LEN);
 
 		/* WRITE_WITH_IMM consumes a receive but never its buffers. */
 		if (vt_post_recv(t, &ep, i, &sg, op_is_send(x->op) ? 1 : 0))
@@ -235,9 +262,8 @@ static int xfer_server(struct vt *t)
 			return -1;
 	if (vt_sync(t))
 		return -1;
-	for (i = 0; i < plan.count; i++)
-		if (check_region(t, b, &plan, i))
-			return -1;
+	if (check_regions(t, b, &plan))
+		return -1;
 	return vt_expect_no_wc(t, ep.rcq, 0, "extra receive completion");
 }
 
