@@ -230,6 +230,10 @@ void sroce_cq_set_ex_ops(struct ibv_cq_ex *cqx);
 struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			    uint64_t hca_va, int access);
 int sroce_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *sroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int sroce_dealloc_mw(struct ibv_mw *mw);
+int sroce_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		  struct ibv_mw_bind *mw_bind);
 int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		   void *addr, size_t length, int access);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * sroce_mr.c - memory registration: plain kernel commands, no driver data.
+ * sroce_mr.c - memory registration and memory windows: plain kernel
+ * commands, no driver data. A window is bound by a BIND_MW work request
+ * (sroce_post.c), also for ibv_bind_mw().
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -58,4 +60,35 @@ int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 	if (ret)
 		errno = ret;
 	return ret;
+}
+
+struct ibv_mw *sroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct ibv_mw *mw;
+	int ret;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return NULL;
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+int sroce_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret;
+
+	ret = ibv_cmd_dealloc_mw(mw);
+	if (ret)
+		return ret;
+	free(mw);
+	return 0;
 }

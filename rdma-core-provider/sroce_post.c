@@ -25,10 +25,25 @@ static int sroce_wqe_add_inline_sges(const struct sroce_qp *qp,
 	return 0;
 }
 
-static void sroce_wqe_set_target(struct sroce_send_wqe *wqe,
-				 const struct sroce_send_opdef *op,
-				 const struct ibv_send_wr *wr)
+/*
+ * ibv_post_send() binds type 2 windows only; type 1 windows are bound by
+ * ibv_bind_mw() (@type1), which posts the same WQE.
+ */
+static int sroce_wqe_set_target(struct sroce_send_wqe *wqe,
+				const struct sroce_send_opdef *op,
+				const struct ibv_send_wr *wr, bool type1)
 {
+	const struct ibv_mw *mw = wr->bind_mw.mw;
+
+	if (op->target == SROCE_TARGET_BIND) {
+		if (!mw || mw->type != (type1 ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2))
+			return EINVAL;
+		return sroce_wqe_set_bind(wqe, mw, wr->bind_mw.rkey,
+					  &wr->bind_mw.bind_info);
+	}
+	if (op->target == SROCE_TARGET_INV ||
+	    op->target == SROCE_TARGET_LOCAL_INV)
+		wqe->invalidate_rkey = wr->invalidate_rkey;
 	if (op->target == SROCE_TARGET_RDMA)
 		sroce_wqe_set_rdma(wqe, wr->wr.rdma.rkey,
 				   wr->wr.rdma.remote_addr);
@@ -41,6 +56,7 @@ static void sroce_wqe_set_target(struct sroce_send_wqe *wqe,
 	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
 	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
 		wqe->imm_data = wr->imm_data;
+	return 0;
 }
 
 static void sroce_wqe_set_ud_target(const struct sroce_qp *qp,
@@ -54,7 +70,7 @@ static void sroce_wqe_set_ud_target(const struct sroce_qp *qp,
 
 static int sroce_build_send(const struct sroce_qp *qp,
 			    struct sroce_send_wqe *wqe,
-			    const struct ibv_send_wr *wr)
+			    const struct ibv_send_wr *wr, bool type1)
 {
 	const struct sroce_send_opdef *op = sroce_send_opdef(wr->opcode);
 	unsigned int flags = wr->send_flags;
@@ -68,9 +84,15 @@ static int sroce_build_send(const struct sroce_qp *qp,
 	ret = sroce_wqe_init(qp, wqe, wr->wr_id, wr->opcode, flags);
 	if (ret)
 		return ret;
-	sroce_wqe_set_target(wqe, op, wr);
+	ret = sroce_wqe_set_target(wqe, op, wr, type1);
+	if (ret)
+		return ret;
 	sroce_wqe_set_ud_target(qp, wqe, wr);
-	if (flags & IBV_SEND_INLINE)
+	/* LOCAL_INV and BIND_MW ignore sg_list, as on other devices. */
+	if (op->target == SROCE_TARGET_LOCAL_INV ||
+	    op->target == SROCE_TARGET_BIND)
+		ret = 0;
+	else if (flags & IBV_SEND_INLINE)
 		ret = sroce_wqe_add_inline_sges(qp, wqe, wr->sg_list,
 						wr->num_sge);
 	else
@@ -87,8 +109,8 @@ static int sroce_build_send(const struct sroce_qp *qp,
  * errno with *bad_wr NULL: the kernel will see them at its next wakeup, but
  * the caller should know the device is in trouble.
  */
-int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-		    struct ibv_send_wr **bad_wr)
+static int sroce_post_send_list(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+				struct ibv_send_wr **bad_wr, bool type1)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_wq *sq = &qp->sq;
@@ -109,7 +131,7 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			break;
 		}
 		ret = sroce_build_send(qp, sroce_ring_entry(&sq->ring, prod),
-				       wr);
+				       wr, type1);
 		if (ret)
 			break;
 	}
@@ -124,6 +146,38 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		if (!ret)	/* a WR error wins; wr is NULL otherwise */
 			ret = db_ret;
 	}
+	return ret;
+}
+
+int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr)
+{
+	return sroce_post_send_list(ibqp, wr, bad_wr, false);
+}
+
+/*
+ * ibv_bind_mw() of a type 1 window (libibverbs checked the type and the
+ * MR's PD): a BIND_MW WQE with the window's next key, which the window
+ * takes at once, as the verb promises; the bind itself happens, in order,
+ * when the kernel reaches the WQE, and completes IBV_WC_BIND_MW.
+ */
+int sroce_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		  struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = mw_bind->wr_id,
+		.opcode = IBV_WR_BIND_MW,
+		.send_flags = mw_bind->send_flags,
+	};
+	struct ibv_send_wr *bad_wr;
+	int ret;
+
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = mw_bind->bind_info;
+	ret = sroce_post_send_list(ibqp, &wr, &bad_wr, true);
+	if (!ret)
+		mw->rkey = wr.bind_mw.rkey;
 	return ret;
 }
 

@@ -19,7 +19,10 @@ _Static_assert(SROCE_SAME(SROCE_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE) &&
 		       SROCE_SAME(SROCE_WR_ATOMIC_CMP_AND_SWP,
 				  IBV_WR_ATOMIC_CMP_AND_SWP) &&
 		       SROCE_SAME(SROCE_WR_ATOMIC_FETCH_AND_ADD,
-				  IBV_WR_ATOMIC_FETCH_AND_ADD),
+				  IBV_WR_ATOMIC_FETCH_AND_ADD) &&
+		       SROCE_SAME(SROCE_WR_LOCAL_INV, IBV_WR_LOCAL_INV) &&
+		       SROCE_SAME(SROCE_WR_BIND_MW, IBV_WR_BIND_MW) &&
+		       SROCE_SAME(SROCE_WR_SEND_WITH_INV, IBV_WR_SEND_WITH_INV),
 	       "sroce WR opcodes are ibv_wr_opcode");
 _Static_assert(SROCE_SEND_FENCE == IBV_SEND_FENCE &&
 		       SROCE_SEND_SIGNALED == IBV_SEND_SIGNALED &&
@@ -40,7 +43,10 @@ static const struct sroce_send_opdef sroce_send_ops[] = {
 	[IBV_WR_RDMA_READ] = { true, false, SROCE_TARGET_RDMA },
 	[IBV_WR_ATOMIC_CMP_AND_SWP] = { true, false, SROCE_TARGET_ATOMIC },
 	[IBV_WR_ATOMIC_FETCH_AND_ADD] = { true, false, SROCE_TARGET_ATOMIC },
-	/* LOCAL_INV, BIND_MW, SEND_WITH_INV, TSO, ...: not supported. */
+	[IBV_WR_LOCAL_INV] = { true, false, SROCE_TARGET_LOCAL_INV },
+	[IBV_WR_BIND_MW] = { true, false, SROCE_TARGET_BIND },
+	[IBV_WR_SEND_WITH_INV] = { true, true, SROCE_TARGET_INV },
+	/* TSO, DRIVER1, ...: not supported. */
 };
 
 const struct sroce_send_opdef *sroce_send_opdef(unsigned int opcode)
@@ -81,12 +87,33 @@ void sroce_wqe_set_atomic(struct sroce_send_wqe *wqe, uint32_t rkey,
 	wqe->atomic.rkey = rkey;
 }
 
+int sroce_wqe_set_bind(struct sroce_send_wqe *wqe, const struct ibv_mw *mw,
+		       uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	if (!mw || (!info->mr && (info->addr || info->length)))
+		return EINVAL;
+	wqe->bind.addr = info->addr;
+	wqe->bind.length = info->length;
+	wqe->bind.mr_lkey = info->mr ? info->mr->lkey : 0;
+	wqe->bind.mw_rkey = mw->rkey;
+	wqe->bind.new_rkey = rkey;
+	wqe->bind.access = info->mw_access_flags;
+	return 0;
+}
+
 void sroce_wqe_set_ud(struct sroce_send_wqe *wqe, struct ibv_ah *ah,
 		      uint32_t remote_qpn, uint32_t remote_qkey)
 {
 	wqe->ud.ah_index = ah ? to_sah(ah)->index : 0;
 	wqe->ud.remote_qpn = remote_qpn;
 	wqe->ud.remote_qkey = remote_qkey;
+}
+
+/* LOCAL_INV and BIND_MW carry no data: no SGEs, no inline payload. */
+static bool sroce_wqe_is_local(const struct sroce_send_wqe *wqe)
+{
+	return wqe->opcode == SROCE_WR_LOCAL_INV ||
+	       wqe->opcode == SROCE_WR_BIND_MW;
 }
 
 static bool sroce_wqe_is_send(const struct sroce_send_wqe *wqe)
@@ -151,6 +178,8 @@ int sroce_wqe_add_inline(const struct sroce_qp *qp,
 
 int sroce_wqe_check(const struct sroce_send_wqe *wqe)
 {
+	if (sroce_wqe_is_local(wqe))
+		return wqe->num_sge || wqe->inline_len ? EINVAL : 0;
 	if (wqe->opcode != SROCE_WR_ATOMIC_CMP_AND_SWP &&
 	    wqe->opcode != SROCE_WR_ATOMIC_FETCH_AND_ADD)
 		return 0;

@@ -18,6 +18,9 @@ enum sroce_wr_target {
 	SROCE_TARGET_NONE,	/* sends */
 	SROCE_TARGET_RDMA,	/* remote_addr + rkey */
 	SROCE_TARGET_ATOMIC,	/* remote_addr + rkey + operands */
+	SROCE_TARGET_INV,	/* invalidate_rkey, and SGEs for a send */
+	SROCE_TARGET_LOCAL_INV,	/* invalidate_rkey only: no SGEs */
+	SROCE_TARGET_BIND,	/* a window bind: no SGEs */
 };
 
 struct sroce_send_opdef {
@@ -41,6 +44,14 @@ void sroce_wqe_set_rdma(struct sroce_send_wqe *wqe, uint32_t rkey,
 void sroce_wqe_set_atomic(struct sroce_send_wqe *wqe, uint32_t rkey,
 			  uint64_t remote_addr, uint64_t compare_add,
 			  uint64_t swap);
+
+/*
+ * A window bind (sroce-abi.h, "Memory windows"): @mw gets @rkey over
+ * @info's range of @info->mr (no MR: a type 1 unbind). EINVAL without a
+ * window, or with neither an MR nor a zero range.
+ */
+int sroce_wqe_set_bind(struct sroce_send_wqe *wqe, const struct ibv_mw *mw,
+		       uint32_t rkey, const struct ibv_mw_bind_info *info);
 
 /* A UD send's destination; checked by sroce_wqe_check_qp_type(). */
 void sroce_wqe_set_ud(struct sroce_send_wqe *wqe, struct ibv_ah *ah,

@@ -176,6 +176,40 @@ static void sroce_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 		sroce_wqe_set_atomic(wqe, rkey, remote_addr, add, 0);
 }
 
+static void sroce_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct sroce_send_wqe *wqe = sroce_wr_begin(qpx, IBV_WR_SEND_WITH_INV);
+
+	if (wqe)
+		wqe->invalidate_rkey = invalidate_rkey;
+}
+
+/* Local operations: no set_sge or inline call follows them. */
+static void sroce_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct sroce_send_wqe *wqe = sroce_wr_begin(qpx, IBV_WR_LOCAL_INV);
+
+	if (wqe)
+		wqe->invalidate_rkey = invalidate_rkey;
+}
+
+/* Type 2 windows only, as ibv_wr_bind_mw(3) says. */
+static void sroce_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			     uint32_t rkey,
+			     const struct ibv_mw_bind_info *bind_info)
+{
+	struct sroce_send_wqe *wqe = sroce_wr_begin(qpx, IBV_WR_BIND_MW);
+	struct sroce_qp *qp = qp_ex_to_sqp(qpx);
+
+	if (!wqe)
+		return;
+	if (!mw || mw->type != IBV_MW_TYPE_2) {
+		sroce_wr_fail(qp, EINVAL);
+		return;
+	}
+	sroce_wr_fail(qp, sroce_wqe_set_bind(wqe, mw, rkey, bind_info));
+}
+
 /* --- payload ------------------------------------------------------------ */
 
 static void sroce_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
@@ -253,6 +287,9 @@ void sroce_qp_set_wr_ops(struct ibv_qp_ex *qpx)
 	qpx->wr_rdma_read = sroce_wr_rdma_read;
 	qpx->wr_atomic_cmp_swp = sroce_wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = sroce_wr_atomic_fetch_add;
+	qpx->wr_send_inv = sroce_wr_send_inv;
+	qpx->wr_local_inv = sroce_wr_local_inv;
+	qpx->wr_bind_mw = sroce_wr_bind_mw;
 	qpx->wr_set_sge = sroce_wr_set_sge;
 	qpx->wr_set_ud_addr = sroce_wr_set_ud_addr;
 	qpx->wr_set_sge_list = sroce_wr_set_sge_list;

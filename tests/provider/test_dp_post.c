@@ -273,12 +273,59 @@ static void post_send_taken_in_rtr_once_kernel_put_qp_in_error(
 	fx_teardown(&f);
 }
 
+/* Memory windows (sroce-abi.h): LOCAL_INV, SEND_WITH_INV, BIND_MW. */
+static void post_send_encodes_invalidate_and_bind(struct unit_case_state *t)
+{
+	struct ibv_sge sge = { 0x3000, 8, 0x33 };
+	struct ibv_mr mr = { .lkey = 0x4455 };
+	struct ibv_mw mw2 = { .rkey = 0x80001200, .type = IBV_MW_TYPE_2 };
+	struct ibv_mw mw1 = { .rkey = 0x80003400, .type = IBV_MW_TYPE_1 };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1 };
+	struct ibv_send_wr *bad = NULL;
+	const struct sroce_send_wqe *w;
+	struct fx f;
+
+	if (!fx_setup(t, &f, NULL))
+		return;
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.invalidate_rkey = 0x1234;
+	w = post_and_peek(t, &f, &wr);
+	REQUIRE(t, w != NULL);
+	/* A local operation carries no SGE, whatever sg_list says. */
+	EXPECT(t, w->opcode == SROCE_WR_LOCAL_INV && w->invalidate_rkey == 0x1234 &&
+			  w->num_sge == 0);
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.invalidate_rkey = 0x5678;
+	w = post_and_peek(t, &f, &wr);
+	REQUIRE(t, w != NULL);
+	EXPECT(t, w->opcode == SROCE_WR_SEND_WITH_INV && w->invalidate_rkey == 0x5678 &&
+			  w->num_sge == 1 && w->sge[0].lkey == 0x33);
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.bind_mw.mw = &mw2;
+	wr.bind_mw.rkey = 0x80001201;
+	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
+		.mr = &mr, .addr = 0x10000, .length = 0x2000,
+		.mw_access_flags = IBV_ACCESS_REMOTE_READ,
+	};
+	w = post_and_peek(t, &f, &wr);
+	REQUIRE(t, w != NULL);
+	EXPECT(t, w->opcode == SROCE_WR_BIND_MW && w->num_sge == 0 &&
+			  w->bind.mw_rkey == 0x80001200 && w->bind.new_rkey == 0x80001201 &&
+			  w->bind.mr_lkey == 0x4455 && w->bind.addr == 0x10000 &&
+			  w->bind.length == 0x2000 &&
+			  w->bind.access == IBV_ACCESS_REMOTE_READ);
+	/* Type 1 windows are bound by ibv_bind_mw() only; no window: EINVAL. */
+	wr.bind_mw.mw = &mw1;
+	EXPECT(t, ibv_post_send(f.qp, &wr, &bad) == EINVAL && bad == &wr);
+	wr.bind_mw.mw = NULL;
+	EXPECT(t, ibv_post_send(f.qp, &wr, &bad) == EINVAL && bad == &wr);
+	fx_teardown(&f);
+}
+
 static void post_send_rejects_unsupported_opcodes_and_flags(
 	struct unit_case_state *t)
 {
-	const enum ibv_wr_opcode ops[] = { IBV_WR_LOCAL_INV, IBV_WR_BIND_MW,
-					   IBV_WR_SEND_WITH_INV, IBV_WR_TSO,
-					   IBV_WR_DRIVER1,
+	const enum ibv_wr_opcode ops[] = { IBV_WR_TSO, IBV_WR_DRIVER1,
 					   (enum ibv_wr_opcode)1000 };
 	struct fx f;
 	size_t i;
@@ -467,7 +514,7 @@ static void doorbell_rung_once_per_post_when_need_wakeup_set(
 	EXPECT(t, post_one(&f, IBV_WR_SEND, 0, 1) == 0);
 	EXPECT(t, f.kqp->doorbells == 2);
 	/* Nothing posted, nothing to wake the kernel for. */
-	EXPECT(t, post_one(&f, IBV_WR_LOCAL_INV, 0, 1) == EINVAL);
+	EXPECT(t, post_one(&f, IBV_WR_TSO, 0, 1) == EINVAL);
 	EXPECT(t, f.kqp->doorbells == 2);
 	f.kqp->sq.hdr->flags = 0;
 	EXPECT(t, post_one(&f, IBV_WR_SEND, 0, 1) == 0);
@@ -592,6 +639,7 @@ DP_CASES(dp_post_cases,
 	 UNIT_CASE(post_send_before_rts_is_einval_and_publishes_nothing),
 	 UNIT_CASE(post_send_taken_in_sqd_sqe_and_err),
 	 UNIT_CASE(post_send_taken_in_rtr_once_kernel_put_qp_in_error),
+	 UNIT_CASE(post_send_encodes_invalidate_and_bind),
 	 UNIT_CASE(post_send_rejects_unsupported_opcodes_and_flags),
 	 UNIT_CASE(post_send_atomic_needs_one_aligned_8_byte_sge),
 	 UNIT_CASE(post_send_sq_sig_all_signals_every_wqe),

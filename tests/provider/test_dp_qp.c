@@ -71,12 +71,12 @@ static void qp_create_refuses_what_sroce_cannot_do(struct unit_case_state *t)
 	}
 	errno = 0;
 	EXPECT(t, try_create(cq, IBV_QPT_RC, IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-			     IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_LOCAL_INV) ==
+			     IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_TSO) ==
 			  NULL);
 	EXPECT(t, errno == EOPNOTSUPP);
 	errno = 0;
 	EXPECT(t, try_create(cq, IBV_QPT_RC, IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-			     IBV_QP_EX_WITH_SEND_WITH_INV) == NULL);
+			     IBV_QP_EX_WITH_TSO) == NULL);
 	EXPECT(t, errno == EOPNOTSUPP);
 	/* Refused before the kernel is asked. */
 	EXPECT(t, dp.mock->commands(IB_USER_VERBS_CMD_CREATE_QP) == creates);

@@ -16,6 +16,56 @@ static void next_wr(struct ibv_qp_ex *qpx, uint64_t wr_id, unsigned int flags)
 	qpx->wr_flags = flags;
 }
 
+/* Memory windows: SEND_WITH_INV, LOCAL_INV, BIND_MW (type 2 only). */
+static void wr_api_encodes_invalidate_and_bind(struct unit_case_state *t)
+{
+	struct ibv_mr mr = { .lkey = 0x6677 };
+	struct ibv_mw mw2 = { .rkey = 0x80005600, .type = IBV_MW_TYPE_2 };
+	struct ibv_mw mw1 = { .rkey = 0x80007800, .type = IBV_MW_TYPE_1 };
+	const struct ibv_mw_bind_info info = {
+		.mr = &mr, .addr = 0x20000, .length = 0x100,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	const struct sroce_send_wqe *w;
+	struct fx f;
+
+	if (!fx_setup(t, &f, &ex_opts))
+		return;
+	REQUIRE(t, f.qpx != NULL);
+	ibv_wr_start(f.qpx);
+	next_wr(f.qpx, 1, IBV_SEND_SIGNALED);
+	ibv_wr_send_inv(f.qpx, 0x1111);
+	ibv_wr_set_sge(f.qpx, 0x11, 0x1000, 10);
+	next_wr(f.qpx, 2, 0);
+	ibv_wr_local_inv(f.qpx, 0x2222);
+	next_wr(f.qpx, 3, IBV_SEND_SIGNALED);
+	ibv_wr_bind_mw(f.qpx, &mw2, 0x80005601, &info);
+	EXPECT(t, ibv_wr_complete(f.qpx) == 0);
+	REQUIRE(t, k_sq_pending(f.kqp) == 3);
+	w = k_sq_peek(f.kqp, 0);
+	EXPECT(t, w->opcode == SROCE_WR_SEND_WITH_INV && w->invalidate_rkey == 0x1111 &&
+			  w->num_sge == 1);
+	w = k_sq_peek(f.kqp, 1);
+	EXPECT(t, w->opcode == SROCE_WR_LOCAL_INV && w->invalidate_rkey == 0x2222 &&
+			  w->num_sge == 0);
+	w = k_sq_peek(f.kqp, 2);
+	EXPECT(t, w->wr_id == 3 && w->opcode == SROCE_WR_BIND_MW && w->num_sge == 0 &&
+			  w->bind.mw_rkey == 0x80005600 && w->bind.new_rkey == 0x80005601 &&
+			  w->bind.mr_lkey == 0x6677 && w->bind.addr == 0x20000 &&
+			  w->bind.length == 0x100 &&
+			  w->bind.access == IBV_ACCESS_REMOTE_WRITE);
+	/* A type 1 window, or an SGE on a local operation: the batch fails. */
+	ibv_wr_start(f.qpx);
+	ibv_wr_bind_mw(f.qpx, &mw1, 0x80007801, &info);
+	EXPECT(t, ibv_wr_complete(f.qpx) == EINVAL);
+	ibv_wr_start(f.qpx);
+	ibv_wr_local_inv(f.qpx, 0x2222);
+	ibv_wr_set_sge(f.qpx, 0x11, 0x1000, 10);
+	EXPECT(t, ibv_wr_complete(f.qpx) == EINVAL);
+	EXPECT(t, k_sq_pending(f.kqp) == 3);
+	fx_teardown(&f);
+}
+
 static void wr_api_encodes_each_opcode(struct unit_case_state *t)
 {
 	const struct sroce_send_wqe *w;
@@ -301,6 +351,7 @@ static void wr_api_perftest_write_loop(struct unit_case_state *t)
 
 DP_CASES(dp_wr_ex_cases,
 	 UNIT_CASE(wr_api_encodes_each_opcode),
+	 UNIT_CASE(wr_api_encodes_invalidate_and_bind),
 	 UNIT_CASE(wr_api_sge_list_and_inline_list),
 	 UNIT_CASE(wr_api_errors_discard_the_batch),
 	 UNIT_CASE(wr_api_abort_discards_and_slots_are_reused),

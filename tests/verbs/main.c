@@ -41,7 +41,7 @@ struct config {
 
 static const struct vt_case *const tables[] = {
 	vt_ops_cases, vt_ex_cases, vt_object_cases, vt_error_cases, vt_scale_cases,
-	vt_ud_cases, vt_srq_cases,
+	vt_ud_cases, vt_srq_cases, vt_mw_cases,
 	vt_on_request_cases, vt_limit_cases,
 };
 

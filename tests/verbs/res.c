@@ -112,6 +112,7 @@ static int release(struct vt_res *r)
 	case VT_RES_QP: return ibv_destroy_qp(r->p);
 	case VT_RES_AH: return ibv_destroy_ah(r->p);
 	case VT_RES_SRQ: return ibv_destroy_srq(r->p);
+	case VT_RES_MW: return ibv_dealloc_mw(r->p);
 	}
 	return -1;
 }
@@ -137,6 +138,12 @@ void vt_cleanup(struct vt *t)
 		if (rc)
 			vt_fail(t, "destroying resource kind %d failed: %s", r->kind, strerror(rc));
 	}
+}
+
+/* After the MR it will be bound to, so it goes first. */
+struct ibv_mw *vt_mw(struct vt *t, struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	return track(t, VT_RES_MW, ibv_alloc_mw(pd, type), "ibv_alloc_mw");
 }
 
 /* Destroy one resource before the case ends (e.g. the peer's QP). */

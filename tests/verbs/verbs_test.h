@@ -57,7 +57,7 @@ struct vt_dev {
 
 enum vt_res_kind {
 	VT_RES_MEM, VT_RES_MR, VT_RES_PD, VT_RES_CHANNEL, VT_RES_CQ, VT_RES_QP,
-	VT_RES_AH, VT_RES_SRQ,
+	VT_RES_AH, VT_RES_SRQ, VT_RES_MW,
 };
 
 struct vt_res {
@@ -98,6 +98,7 @@ extern const struct vt_case vt_error_cases[];
 extern const struct vt_case vt_scale_cases[];
 extern const struct vt_case vt_ud_cases[];
 extern const struct vt_case vt_srq_cases[];
+extern const struct vt_case vt_mw_cases[];
 /* Cases that need a network the caller prepared: run only when --only names them. */
 extern const struct vt_case vt_on_request_cases[];
 /* Cases that fill the device to its limits (limits.c): also only when --only names them. */
@@ -150,6 +151,8 @@ struct ibv_ah *vt_ah(struct vt *t, struct ibv_pd *pd, struct ibv_ah_attr *attr);
 struct ibv_srq *vt_srq(struct vt *t, uint32_t max_wr, uint32_t max_sge);
 struct ibv_srq *vt_srq_pd(struct vt *t, struct ibv_pd *pd, uint32_t max_wr,
 			  uint32_t max_sge);
+/* A memory window on @pd, deallocated when the case ends. */
+struct ibv_mw *vt_mw(struct vt *t, struct ibv_pd *pd, enum ibv_mw_type type);
 int vt_destroy(struct vt *t, void *p);
 
 uint64_t vt_rand(struct vt *t);

@@ -170,7 +170,7 @@ enum sroce_wr_opcode {
  * @num_sge: entries in sge[]; 0 for inline sends
  * @inline_len: bytes of inline data following the header (SROCE_SEND_INLINE)
  * @imm_data: immediate data, network byte order (*_WITH_IMM)
- * @invalidate_rkey: rkey to invalidate (SEND_WITH_INV)
+ * @invalidate_rkey: rkey to invalidate (SEND_WITH_INV, LOCAL_INV)
  * @rdma: RDMA READ/WRITE target
  * @atomic: atomic target and operands (8-byte aligned remote_addr)
  * @ud: destination of a send on a UD QP (SEND and SEND_WITH_IMM only):
@@ -181,6 +181,33 @@ enum sroce_wr_opcode {
  *	(IBA 10.2.5). An index that names no such AH, in this process and
  *	PD, completes the WQE with IBV_WC_LOC_QP_OP_ERR (the QP then goes
  *	to the error state, as for every failed send WQE).
+ * @bind: BIND_MW, a memory window bind (below)
+ *
+ * Memory windows
+ * --------------
+ * LOCAL_INV (@invalidate_rkey, no SGEs), BIND_MW and SEND_WITH_INV are
+ * taken on RC QPs. LOCAL_INV and BIND_MW are local operations: no packet,
+ * executed in order when the kernel reaches them; they complete with
+ * IBV_WC_LOCAL_INV and IBV_WC_BIND_MW, or with IBV_WC_MW_BIND_ERR if the
+ * operation is refused (the QP then goes to the error state). A BIND_MW
+ * carries no SGEs and no inline data:
+ *	@bind.mw_rkey names the window (by its index: the rkey
+ *	ibv_alloc_mw() returned, or any later one);
+ *	@bind.new_rkey is its key once bound, same index (bits 8-31) as
+ *	@bind.mw_rkey, any key byte (bits 0-7);
+ *	@bind.mr_lkey the MR underneath, of the QP's and window's PD and
+ *	registered with IBV_ACCESS_MW_BIND;
+ *	@bind.addr, @bind.length the window, inside the MR (MR addresses);
+ *	@bind.access its rights: IBV_ACCESS_REMOTE_{READ,WRITE,ATOMIC} only,
+ *	write and atomic only on an MR with IBV_ACCESS_LOCAL_WRITE.
+ * A type 2 window must be FREE and becomes bound to this QP; a type 1
+ * window may be bound again at any time (ibv_bind_mw() posts this WQE),
+ * and a zero @bind.length unbinds it (@bind.mr_lkey is then ignored). A
+ * type 2 window becomes FREE by LOCAL_INV of its current key on a QP of
+ * its PD, or by a SEND_WITH_INV of that key received on the QP it is
+ * bound to; type 1 windows cannot be invalidated (LOCAL_INV fails, a
+ * SEND_WITH_INV is a remote invalid request error). Window keys have bit
+ * 31 set; MR keys never do.
  *
  * The header is 64 bytes; sge[] or the inline data follow it, within the
  * QP's sq_stride.
@@ -189,7 +216,9 @@ enum sroce_wr_opcode {
  * byte (its reserved word is @rdma.reserved), and a kernel without UD
  * support refuses UD QPs and AHs at creation, so neither old providers on
  * new kernels nor new providers on old kernels can misread a WQE:
- * SROCE_ABI_VERSION stays 1.
+ * SROCE_ABI_VERSION stays 1. Likewise @bind, which came with memory
+ * windows: a kernel without them has no window to bind (ibv_alloc_mw()
+ * fails there) and completes a BIND_MW WQE in error.
  */
 struct sroce_send_wqe {
 	__aligned_u64 wr_id;
@@ -221,6 +250,14 @@ struct sroce_send_wqe {
 			__u32 remote_qkey;
 			__u32 reserved;
 		} ud;
+		struct {
+			__aligned_u64 addr;
+			__aligned_u64 length;
+			__u32 mr_lkey;
+			__u32 mw_rkey;
+			__u32 new_rkey;
+			__u32 access;
+		} bind;
 	};
 	struct sroce_sge sge[];
 };

@@ -12,6 +12,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce_mr.h"
+#include "sroce_mw.h"
 #include "sroce_tx.h"
 
 struct sroce_stats;
@@ -31,6 +32,7 @@ struct sroce_stats;
  * @num_ah: address handles alive, bounded by SROCE_MAX_AH
  * @num_srq: shared receive queues alive, bounded by SROCE_MAX_SRQ
  * @mr_table: registered memory regions by key
+ * @mw_table: memory windows by key (sroce_mw.c)
  * @tx: the transmit thread and the QPs it serves
  * @net: the namespace of @ndev, the device's for life (sroce_net.c)
  * @net_ref: holds a reference on @net's RoCEv2 sockets
@@ -51,6 +53,7 @@ struct sroce_dev {
 	u32 num_mcast_attach;	/* sroce_mcast.c's lock */
 	atomic_t num_srq;
 	struct sroce_mr_table mr_table;
+	struct sroce_mw_table mw_table;
 	struct sroce_tx tx;
 	bool net_ref;
 	struct sroce_stats __percpu *stats;

@@ -23,7 +23,7 @@
 #define SROCE_MAX_CQ			(SZ_16K)
 #define SROCE_MAX_SRQ			(SZ_16K)
 #define SROCE_MAX_MR			(SZ_64K)
-#define SROCE_MAX_MW			0	/* memory windows: not yet */
+#define SROCE_MAX_MW			(SZ_64K)
 #define SROCE_MAX_AH			(SZ_64K)
 
 /*

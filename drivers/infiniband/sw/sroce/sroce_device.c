@@ -137,7 +137,8 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	sdev->net = dev_net(ndev);
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	sroce_dev_init_ibdev(sdev);
-	if (sroce_mr_table_init(sdev) || sroce_stats_init(sdev)) {
+	if (sroce_mr_table_init(sdev) || sroce_mw_table_init(sdev) ||
+	    sroce_stats_init(sdev)) {
 		/* Runs sroce_dev_dealloc(), which drops the netdev. */
 		ib_dealloc_device(&sdev->ib_dev);
 		return NULL;
@@ -237,6 +238,7 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
 	sroce_tx_stop(sdev);
 	if (sdev->net_ref)
 		sroce_net_put(sdev->net);
+	sroce_mw_table_destroy(sdev);
 	sroce_mr_table_destroy(sdev);
 	sroce_stats_free(sdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);

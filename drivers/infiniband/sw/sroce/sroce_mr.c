@@ -46,10 +46,11 @@
 #include "sroce_caps.h"
 #include "sroce_mr.h"
 
-/* What an sroce MR can grant. Memory windows are not implemented. */
+/* What an sroce MR can grant; MW_BIND: windows onto it (sroce_mw.c). */
 #define SROCE_MR_ACCESS_SUPPORTED \
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
-	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+	 IB_ACCESS_MW_BIND)
 
 int sroce_mr_table_init(struct sroce_dev *sdev)
 {
@@ -158,6 +159,12 @@ static int sroce_mr_publish(struct sroce_mr_table *table, struct sroce_mr *mr)
 	return err;
 }
 
+/* What never changes for the life of a struct sroce_mr, rereg or not. */
+static void sroce_mr_init_once(struct sroce_mr *mr)
+{
+	spin_lock_init(&mr->mw_lock);
+}
+
 static void sroce_mr_init_fields(struct sroce_mr *mr, struct ib_pd *ibpd,
 				 u64 iova, u64 length, int access)
 {
@@ -198,6 +205,7 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
+	sroce_mr_init_once(mr);
 
 	mr->umem = ib_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
@@ -246,6 +254,7 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
+	sroce_mr_init_once(mr);
 	sroce_mr_init_fields(mr, ibpd, 0, U64_MAX, access);
 	mr->dma = true;
 	err = sroce_mr_publish(&pd_to_sdev(ibpd)->mr_table, mr);
@@ -279,6 +288,7 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
+	sroce_mr_init_once(mr);
 	mr->fr.pages = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
 	mr->fr_next.pages = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
 	if (!mr->fr.pages || !mr->fr_next.pages)
@@ -455,6 +465,57 @@ int sroce_mr_invalidate_key(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 	return err;
 }
 
+int sroce_mr_mw_hold(struct sroce_mr *mr)
+{
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&mr->mw_lock, flags);
+	if (mr->mw_closed)
+		err = -EINVAL;
+	else
+		mr->mw_bound++;
+	spin_unlock_irqrestore(&mr->mw_lock, flags);
+	return err;
+}
+
+void sroce_mr_mw_release(struct sroce_mr *mr)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&mr->mw_lock, flags);
+	WARN_ON_ONCE(!mr->mw_bound);
+	mr->mw_bound--;
+	spin_unlock_irqrestore(&mr->mw_lock, flags);
+}
+
+/*
+ * Before a dereg or rereg: no window may be bound (IBA: the MR is busy),
+ * and none may bind until sroce_mr_mw_open(). Return: 0 or -EBUSY.
+ */
+static int sroce_mr_mw_close(struct sroce_mr *mr)
+{
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&mr->mw_lock, flags);
+	if (mr->mw_bound)
+		err = -EBUSY;
+	else
+		mr->mw_closed = true;
+	spin_unlock_irqrestore(&mr->mw_lock, flags);
+	return err;
+}
+
+static void sroce_mr_mw_open(struct sroce_mr *mr)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&mr->mw_lock, flags);
+	mr->mw_closed = false;
+	spin_unlock_irqrestore(&mr->mw_lock, flags);
+}
+
 /*
  * Make @mr unreachable and wait until the data path is done with it: after
  * this, nothing reads its fields until it is published again. The slot
@@ -477,12 +538,17 @@ static void sroce_mr_hide(struct sroce_mr *mr)
  * @udata: unused
  *
  * Sleeps until every data-path user of the MR is done with it.
- * Return: 0.
+ * Return: 0, or -EBUSY while memory windows are bound to it (nothing
+ * changed).
  */
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sroce_mr *mr = to_smr(ibmr);
+	int err;
 
+	err = sroce_mr_mw_close(mr);
+	if (err)
+		return err;
 	sroce_mr_hide(mr);
 	xa_erase(&mr->sdev->mr_table.xa, sroce_key_index(mr->key));
 	if (mr->umem)
@@ -582,8 +648,8 @@ static int sroce_mr_check_rereg(int flags, u64 start, u64 length, u64 iova,
  * applications expect: the new rights and PD apply to the old key at once.
  * An access racing with the call is refused. ib_core updates ibmr.pd,
  * .iova and .length itself for an in-place rereg.
- * Return: NULL (in place) or ERR_PTR(-EINVAL, -EOPNOTSUPP, or the pin's
- * error).
+ * Return: NULL (in place) or ERR_PTR(-EINVAL, -EOPNOTSUPP, -EBUSY while
+ * memory windows are bound to the MR, or the pin's error).
  */
 struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 iova, int access,
@@ -605,10 +671,15 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	err = sroce_mr_check_rereg(flags, start, length, iova, access, udata);
 	if (err)
 		return ERR_PTR(err);
+	err = sroce_mr_mw_close(mr);
+	if (err)
+		return ERR_PTR(err);
 	if (sroce_mr_needs_pin(mr, flags, access)) {
 		err = sroce_mr_pin(mr, start, length, access, &pin);
-		if (err)
+		if (err) {
+			sroce_mr_mw_open(mr);
 			return ERR_PTR(err);
+		}
 	}
 
 	sroce_mr_hide(mr);
@@ -625,6 +696,7 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	mr->key = key;
 	/* Replaces the reservation: allocates nothing. Release: publishes. */
 	xa_store(&table->xa, sroce_key_index(key), mr, GFP_KERNEL);
+	sroce_mr_mw_open(mr);
 
 	if (pin.umem) {
 		ib_umem_release(pin.umem);
@@ -702,20 +774,12 @@ void sroce_mr_put(struct sroce_mr *mr)
 int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 va, u64 len,
 		   int access)
 {
-	u64 off;
-
 	if (mr->pd != pd || (mr->access & access) != access)
 		return -EACCES;
 	/* Defence in depth: a kernel MR never serves a process. */
 	if ((mr->dma || mr->fast_reg) && pd->uobject)
 		return -EACCES;
-	/* Compare offsets, never end addresses: va + len may wrap. */
-	if (va < mr->iova)
-		return -ERANGE;
-	off = va - mr->iova;
-	if (off > mr->length || len > mr->length - off)
-		return -ERANGE;
-	return 0;
+	return sroce_range_inside(mr->iova, mr->length, va, len);
 }
 
 /* Byte offset of @va from the start of mr->pages[0]. */

@@ -111,6 +111,10 @@ struct sroce_fr_map {
  * @fr_max_pages: room in @fr.pages and @fr_next.pages (alloc_mr's max_num_sg)
  * @fr: the translation of the VALID registration
  * @fr_next: what the last map_mr_sg built; the next REG_MR copies it to @fr
+ * @mw_lock: protects @mw_bound and @mw_closed (irqsave: binds run under
+ *	a QP lock, invalidations in softirq)
+ * @mw_bound: memory windows bound to the MR (sroce_mw.c)
+ * @mw_closed: dereg or rereg under way: no window may bind to it
  */
 struct sroce_mr {
 	struct ib_mr ibmr;
@@ -134,6 +138,9 @@ struct sroce_mr {
 	u32 fr_max_pages;
 	struct sroce_fr_map fr;
 	struct sroce_fr_map fr_next;
+	spinlock_t mw_lock;
+	u32 mw_bound;
+	bool mw_closed;
 };
 
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
@@ -177,8 +184,32 @@ int sroce_mr_fast_reg(struct sroce_mr *mr, struct ib_pd *pd, u32 key,
  */
 int sroce_mr_invalidate_key(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
 
+/*
+ * A memory window binds to @mr (the caller holds a reference): counted,
+ * so dereg and rereg fail with -EBUSY until sroce_mr_mw_release().
+ * Return: 0, or -EINVAL if a dereg or rereg is under way. Any context.
+ */
+int sroce_mr_mw_hold(struct sroce_mr *mr);
+void sroce_mr_mw_release(struct sroce_mr *mr);
+
 /* Access flags a REG_MR may grant: 0 or -EINVAL / -EOPNOTSUPP. */
 int sroce_mr_check_access(int access);
+
+/*
+ * Does [@va, @va + @len) lie inside [@base, @base + @length)? Offsets are
+ * compared, never end addresses: va + len may wrap. 0 or -ERANGE.
+ */
+static inline int sroce_range_inside(u64 base, u64 length, u64 va, u64 len)
+{
+	u64 off;
+
+	if (va < base)
+		return -ERANGE;
+	off = va - base;
+	if (off > length || len > length - off)
+		return -ERANGE;
+	return 0;
+}
 
 /*
  * Can @pd access [@va, @va + @len) of @mr with every right in @access?

@@ -71,7 +71,10 @@ enum sroce_swqe_state {
  *	@ah holds a reference from fetch until the WQE is sent or dropped
  * @reg_access: REG_MR: the access flags; its key is @rkey, its iova
  *	@remote_addr, its length @compare_add. LOCAL_INV and SEND with
- *	invalidate: @rkey is the key to invalidate
+ *	invalidate: @rkey is the key to invalidate. BIND_MW: the window's
+ *	rights; @rkey names the window, @remote_addr and @compare_add are
+ *	its range
+ * @bind_new_rkey, @bind_lkey: BIND_MW: the window's new key, the MR
  */
 struct sroce_swqe {
 	u64 wr_id;
@@ -99,6 +102,8 @@ struct sroce_swqe {
 	u32 remote_qpn;
 	u32 remote_qkey;
 	int reg_access;
+	u32 bind_new_rkey;
+	u32 bind_lkey;
 };
 
 /*
@@ -303,7 +308,8 @@ static inline bool sroce_wr_is_rd_atomic(u32 opcode)
 /* Executed by the requester in its turn, without a packet or a PSN. */
 static inline bool sroce_wr_is_local(u32 opcode)
 {
-	return opcode == SROCE_WR_KERNEL_REG_MR || opcode == SROCE_WR_LOCAL_INV;
+	return opcode == SROCE_WR_KERNEL_REG_MR || opcode == SROCE_WR_LOCAL_INV ||
+	       opcode == SROCE_WR_BIND_MW;
 }
 
 static inline bool sroce_wr_is_atomic(u32 opcode)

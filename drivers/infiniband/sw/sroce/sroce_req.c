@@ -13,6 +13,7 @@
 #include "sroce_ackreq.h"
 #include "sroce_cq.h"
 #include "sroce_mr.h"
+#include "sroce_mw.h"
 #include "sroce_proto.h"
 #include "sroce_psn.h"
 #include "sroce_qp.h"
@@ -48,9 +49,12 @@ static const struct {
 };
 
 /*
- * LOCAL_INV, SEND with invalidate and REG_MR serve kernel ULPs' fast
- * registration, whose MRs only kernel QPs reach; the provider offers
- * none of them. UC carries sends and writes only.
+ * REG_MR serves kernel ULPs' fast registration, whose MRs only kernel QPs
+ * reach. LOCAL_INV and SEND with invalidate serve it and memory windows;
+ * BIND_MW comes only from processes (sroce_post.c maps no ib_wr_opcode to
+ * it). A process has them on RC QPs only: UD takes sends alone
+ * (sroce_ud_swqe_fetch(), which local operations would not reach). UC
+ * carries sends and writes only.
  */
 static bool sroce_wr_opcode_supported(const struct sroce_qp *qp, u32 opcode)
 {
@@ -67,6 +71,9 @@ static bool sroce_wr_opcode_supported(const struct sroce_qp *qp, u32 opcode)
 		return true;
 	case SROCE_WR_SEND_WITH_INV:
 	case SROCE_WR_LOCAL_INV:
+		return qp->kernel || qp->ibqp.qp_type == IB_QPT_RC;
+	case SROCE_WR_BIND_MW:
+		return qp->ibqp.qp_type == IB_QPT_RC;
 	case SROCE_WR_KERNEL_REG_MR:
 		return qp->kernel;
 	default:
@@ -85,6 +92,13 @@ static void sroce_swqe_fetch_local(struct sroce_swqe *swqe,
 		swqe->remote_addr = hdr->atomic.remote_addr;
 		swqe->compare_add = hdr->atomic.compare_add;
 		swqe->reg_access = hdr->invalidate_rkey;
+	} else if (hdr->opcode == SROCE_WR_BIND_MW) {
+		swqe->rkey = hdr->bind.mw_rkey;
+		swqe->bind_new_rkey = hdr->bind.new_rkey;
+		swqe->bind_lkey = hdr->bind.mr_lkey;
+		swqe->remote_addr = hdr->bind.addr;
+		swqe->compare_add = hdr->bind.length;
+		swqe->reg_access = hdr->bind.access;
 	} else {
 		swqe->rkey = hdr->invalidate_rkey;
 	}
@@ -180,8 +194,15 @@ static int sroce_swqe_fetch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	if (!sroce_wr_opcode_supported(qp, hdr.opcode) ||
 	    hdr.send_flags & ~SROCE_SEND_FLAGS_MASK)
 		return -EINVAL;
-	/* A kernel ring: written by sroce_post.c, its words all used. */
+	/*
+	 * REG_MR comes from a kernel ring, written by sroce_post.c, its words
+	 * all used. A process's LOCAL_INV or BIND_MW carries no data; the
+	 * operands are checked when it runs (sroce_req_local_op()).
+	 */
 	if (sroce_wr_is_local(hdr.opcode)) {
+		if (!qp->kernel && (hdr.reserved || hdr.num_sge ||
+				    hdr.send_flags & SROCE_SEND_INLINE))
+			return -EINVAL;
 		sroce_swqe_fetch_local(swqe, &hdr);
 		return 0;
 	}
@@ -620,24 +641,44 @@ static void sroce_req_count_rd_atomic(struct sroce_qp *qp,
 }
 
 /*
- * REG_MR and LOCAL_INV take effect when the requester reaches them: after
- * every WQE posted before them went out, before anything posted after them
- * does, so a SEND that advertises the key a REG_MR made valid leaves only
- * once the key works. A fence makes them wait for earlier READs and
- * atomics, as any WQE (sroce_req_may_send()). A failure completes with
- * IB_WC_MW_BIND_ERR, ib_verbs' status for a failed memory operation.
+ * REG_MR, BIND_MW and LOCAL_INV take effect when the requester reaches
+ * them: after every WQE posted before them went out, before anything
+ * posted after them does, so a SEND that advertises the key a REG_MR or
+ * BIND_MW made valid leaves only once the key works. A fence makes them
+ * wait for earlier READs and atomics, as any WQE (sroce_req_may_send()).
+ * A failure completes with IB_WC_MW_BIND_ERR, ib_verbs' status for a
+ * failed memory operation. LOCAL_INV of a window's key invalidates the
+ * window (sroce_mw.c), of any other key a fast-reg MR.
  *
  * Return: 0 (the WQE is done) or -EAGAIN (a REG_MR whose MR still serves
  * lookups from before its invalidation: nothing changed, try again).
  */
+static int sroce_req_bind_mw(struct sroce_qp *qp, const struct sroce_swqe *swqe)
+{
+	const struct sroce_mw_bind b = {
+		.mw_key = swqe->rkey,
+		.new_key = swqe->bind_new_rkey,
+		.mr_lkey = swqe->bind_lkey,
+		.va = swqe->remote_addr,
+		.length = swqe->compare_add,
+		.access = swqe->reg_access,
+	};
+
+	return sroce_mw_bind(qp, &b);
+}
+
 static int sroce_req_local_op(struct sroce_qp *qp, struct sroce_swqe *swqe)
 {
 	struct sroce_mr *mr;
 	int err;
 
 	lockdep_assert_held(&qp->lock);
-	if (swqe->opcode == SROCE_WR_LOCAL_INV) {
+	if (swqe->opcode == SROCE_WR_LOCAL_INV && sroce_key_is_mw(swqe->rkey)) {
+		err = sroce_mw_invalidate(qp, swqe->rkey, false);
+	} else if (swqe->opcode == SROCE_WR_LOCAL_INV) {
 		err = sroce_mr_invalidate_key(qp->sdev, qp->ibqp.pd, swqe->rkey);
+	} else if (swqe->opcode == SROCE_WR_BIND_MW) {
+		err = sroce_req_bind_mw(qp, swqe);
 	} else {
 		mr = sroce_mr_get_fast_reg(qp->sdev, swqe->rkey);
 		err = mr ? sroce_mr_fast_reg(mr, qp->ibqp.pd, swqe->rkey,

@@ -22,6 +22,7 @@
 #include "sroce_proto.h"
 #include "sroce_psn.h"
 #include "sroce_mr.h"
+#include "sroce_mw.h"
 #include "sroce_qp.h"
 #include "sroce_seg.h"
 #include "sroce_sge.h"
@@ -200,8 +201,9 @@ static enum sroce_resp_result sroce_resp_need_rwqe(struct sroce_qp *qp,
 
 /*
  * The LAST or ONLY packet of a SEND with invalidate, placed: the key in its
- * IETH must be the current key of a VALID fast-reg MR of this QP's PD,
- * which becomes FREE before the receive completes, so no access through
+ * IETH must be the current key of a VALID fast-reg MR of this QP's PD, or
+ * of a bound type 2 window bound to this QP (sroce_mw.c), which becomes
+ * FREE before the receive completes, so no access through
  * the key succeeds once the ULP sees IB_WC_WITH_INVALIDATE. Any other key
  * completes the receive with IB_WC_REM_INV_REQ_ERR and is an invalid
  * request for the sender.
@@ -209,7 +211,14 @@ static enum sroce_resp_result sroce_resp_need_rwqe(struct sroce_qp *qp,
 static enum sroce_resp_result sroce_resp_send_inv_last(struct sroce_qp *qp,
 						       const struct sroce_hdrs *h)
 {
-	if (sroce_mr_invalidate_key(qp->sdev, qp->ibqp.pd, h->ieth_rkey)) {
+	u32 key = h->ieth_rkey;
+	int err;
+
+	if (sroce_key_is_mw(key))
+		err = sroce_mw_invalidate(qp, key, true);
+	else
+		err = sroce_mr_invalidate_key(qp->sdev, qp->ibqp.pd, key);
+	if (err) {
 		sroce_resp_complete_rwqe(qp, h, IB_WC_REM_INV_REQ_ERR);
 		return SROCE_RESP_NAK_INVALID;
 	}
@@ -263,6 +272,11 @@ static struct sroce_mr *sroce_resp_target(struct sroce_qp *qp, u32 rkey,
 
 	if (!(qp->attr.qp_access_flags & access))
 		return ERR_PTR(-EACCES);
+	/* A window's key: its checks, then its MR as if named directly. */
+	if (sroce_key_is_mw(rkey)) {
+		mr = sroce_mw_target(qp, rkey, va, len, access);
+		return mr ? mr : ERR_PTR(-EACCES);
+	}
 	mr = sroce_mr_get(qp->sdev, rkey);
 	if (!mr)
 		return ERR_PTR(-EINVAL);

@@ -61,11 +61,16 @@ static void sroce_fill_device_attr(struct sroce_dev *sdev,
 	attr->local_ca_ack_delay = SROCE_LOCAL_CA_ACK_DELAY;
 	/* ib_core refuses `rdma link delete` without this flag. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
-	/* Fast registration, LOCAL_INV, SEND with invalidate: kernel QPs. */
+	/*
+	 * Fast registration (REG_MR) for kernel QPs; memory windows of type
+	 * 1 and 2B, LOCAL_INV and SEND with invalidate for every RC QP.
+	 */
 	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
-				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES;
 }
 
@@ -169,6 +174,8 @@ const struct ib_device_ops sroce_dev_ops = {
 	.alloc_mr = sroce_alloc_mr,
 	.map_mr_sg = sroce_map_mr_sg,
 	.rereg_user_mr = sroce_rereg_user_mr,
+	.alloc_mw = sroce_alloc_mw,
+	.dealloc_mw = sroce_dealloc_mw,
 	.mmap = sroce_mmap,
 	.mmap_free = sroce_mmap_free,
 
@@ -178,4 +185,5 @@ const struct ib_device_ops sroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_mw, ibmw),
 };
