@@ -91,11 +91,11 @@ int sroce_mw_bind_check(enum ib_mw_type type, const struct ib_pd *win_pd,
 }
 
 int sroce_win_check(const struct sroce_win_bind *b, const struct sroce_qp *qp,
-		    u64 va, u64 len, int access)
+		    u32 qpn, u64 va, u64 len, int access)
 {
 	if (b->state != SROCE_WIN_VALID)
 		return -EINVAL;
-	if (b->qp && b->qp != qp)
+	if (b->qp && (b->qp != qp || b->qpn != qpn))
 		return -EACCES;
 	if ((b->access & access) != access)
 		return -EACCES;
@@ -143,7 +143,10 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_mw_bind *b)
 			goto out;
 		nb.state = SROCE_WIN_VALID;
 		nb.mr = mr;
-		nb.qp = win->type == IB_MW_TYPE_2 ? qp : NULL;
+		if (win->type == IB_MW_TYPE_2) {
+			nb.qp = qp;
+			nb.qpn = qp->ibqp.qp_num;
+		}
 		nb.va = b->va;
 		nb.length = b->length;
 		nb.access = b->access;
@@ -185,7 +188,7 @@ int sroce_mw_invalidate(struct sroce_qp *qp, u32 key, bool remote)
 		goto out;
 	spin_lock_irqsave(&win->lock, flags);
 	if (win->b.state == SROCE_WIN_VALID && win->b.key == key &&
-	    (!remote || win->b.qp == qp)) {
+	    (!remote || (win->b.qp == qp && win->b.qpn == qp->ibqp.qp_num))) {
 		old = sroce_win_set(win, &nb);
 		err = 0;
 	}
@@ -213,7 +216,8 @@ struct sroce_mr *sroce_mw_target(struct sroce_qp *qp, u32 rkey, u64 va,
 		seq = read_seqcount_begin(&win->seq);
 		b = win->b;
 	} while (read_seqcount_retry(&win->seq, seq));
-	if (b.key != rkey || sroce_win_check(&b, qp, va, len, access))
+	if (b.key != rkey ||
+	    sroce_win_check(&b, qp, qp->ibqp.qp_num, va, len, access))
 		goto out;
 	/*
 	 * The MR was bound at the snapshot, so it was not deregistered yet

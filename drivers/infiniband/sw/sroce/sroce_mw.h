@@ -58,7 +58,10 @@ enum sroce_win_state {
  * @key: the window's current rkey
  * @mr: the MR it is bound to (VALID only); the binding is counted in the
  *	MR's @mw_bound, so the MR cannot be deregistered under it
- * @qp: type 2: the QP it is bound to, compared only, never dereferenced
+ * @qp, @qpn: type 2: the QP it is bound to and its number, compared only,
+ *	never dereferenced (a QP made later at the same address would also
+ *	need the same number, which comes back only after the cyclic QPN
+ *	space wrapped)
  * @va, @length, @access: the bound range (in the MR's addresses) and the
  *	IB_ACCESS_REMOTE_* rights
  */
@@ -67,6 +70,7 @@ struct sroce_win_bind {
 	u32 key;
 	struct sroce_mr *mr;
 	const struct sroce_qp *qp;
+	u32 qpn;
 	u64 va;
 	u64 length;
 	int access;
@@ -127,13 +131,13 @@ int sroce_mw_bind_check(enum ib_mw_type type, const struct ib_pd *win_pd,
 			const struct sroce_mw_bind *b);
 
 /*
- * Can a remote access of @len bytes at @va with @access, from @qp, go
- * through a window whose binding is @b? It must be VALID and, for type 2,
- * bound to @qp; the rights and the range are the window's.
+ * Can a remote access of @len bytes at @va with @access, from @qp (number
+ * @qpn), go through a window whose binding is @b? It must be VALID and,
+ * for type 2, bound to @qp; the rights and the range are the window's.
  * Return: 0, -EINVAL (not bound), -EACCES or -ERANGE.
  */
 int sroce_win_check(const struct sroce_win_bind *b, const struct sroce_qp *qp,
-		    u64 va, u64 len, int access);
+		    u32 qpn, u64 va, u64 len, int access);
 
 /*
  * BIND_MW from @qp's send queue: bind (type 1: rebind, or unbind for a
