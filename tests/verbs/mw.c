@@ -201,7 +201,11 @@ static int mw_rdma(struct vt *t, struct vt_ep *ep, enum ibv_wr_opcode op, struct
 
 /* --- through a window, byte for byte ------------------------------------- */
 
-/* WRITE the whole window, READ it back into the other half: both exact. */
+/*
+ * WRITE the whole window, READ it back into the other half: both exact.
+ * The client's seed goes to the server: across hosts the two processes
+ * have seeds of their own.
+ */
 static int rw_client(struct vt *t)
 {
 	uint64_t seed = t->opts->seed ^ 0x3d3d, addr;
@@ -209,7 +213,7 @@ static int rw_client(struct vt *t)
 	struct vt_ep ep;
 	uint32_t rkey;
 
-	if (mw_client(t, &ep, &b, &addr, &rkey))
+	if (mw_client(t, &ep, &b, &addr, &rkey) || vt_put_u64(t, seed))
 		return -1;
 	vt_fill(b->p, WIN_LEN, seed);
 	if (mw_rdma(t, &ep, IBV_WR_RDMA_WRITE, b, 0, WIN_LEN, addr, rkey, IBV_WC_SUCCESS) ||
@@ -222,11 +226,11 @@ static int rw_client(struct vt *t)
 static int rw_server(struct vt *t)
 {
 	enum mw_how how = *(const enum mw_how *)t->arg;
-	uint64_t seed = t->opts->seed ^ 0x3d3d;
 	struct mw_win w;
 	struct vt_ep ep;
+	uint64_t seed;
 
-	if (mw_serve(t, &ep, &w, how, MW_RW, WIN_LEN) || vt_sync(t))
+	if (mw_serve(t, &ep, &w, how, MW_RW, WIN_LEN) || vt_get_u64(t, &seed) || vt_sync(t))
 		return -1;
 	return vt_check_byte(t, w.b->p, WIN_OFF, GUARD, "MR before the window") ||
 	       vt_check(t, w.b->p + WIN_OFF, WIN_LEN, seed, "the window") ||
