@@ -17,7 +17,7 @@
  * with errno set when refused) and how to destroy it.
  */
 struct limit_kind {
-	const char *name;		/* "QP", "AH" */
+	const char *name;		/* "QP", "AH", "MW" */
 	const char *attr;		/* its ibv_device_attr limit */
 	void *(*create)(struct vt *t, void *ctx);
 	int (*destroy)(void *obj);
@@ -88,6 +88,22 @@ static int limit_srq_destroy(void *srq)
 
 static const struct limit_kind limit_srqs = {
 	"SRQ", "max_srq", limit_srq_create, limit_srq_destroy,
+};
+
+/* A type 2 window: allocated FREE, nothing bound. */
+static void *limit_mw_create(struct vt *t, void *unused)
+{
+	(void)unused;
+	return ibv_alloc_mw(t->pd, IBV_MW_TYPE_2);
+}
+
+static int limit_mw_destroy(void *mw)
+{
+	return ibv_dealloc_mw(mw);
+}
+
+static const struct limit_kind limit_mws = {
+	"MW", "max_mw", limit_mw_create, limit_mw_destroy,
 };
 
 /* Create objects into @objs until one fails or @room are made; errno of the failure. */
@@ -187,6 +203,11 @@ static int ah_limit_client(struct vt *t)
 static int srq_limit_client(struct vt *t)
 {
 	return limit_case(t, &limit_srqs, t->dev->attr.max_srq, NULL);
+}
+
+static int mw_limit_client(struct vt *t)
+{
+	return limit_case(t, &limit_mws, t->dev->attr.max_mw, NULL);
 }
 
 /* --- the transmit thread's cost with idle QPs --------------------------- */
@@ -316,6 +337,8 @@ const struct vt_case vt_limit_cases[] = {
 	  ah_limit_client, NULL, NULL },
 	{ "srqs_limit", "SRQs up to max_srq: the next fails with ENOMEM; a destroy makes room for one",
 	  srq_limit_client, NULL, NULL },
+	{ "mw_limit", "MWs up to max_mw: the next fails with ENOMEM; a dealloc makes room for one",
+	  mw_limit_client, NULL, NULL },
 	{ "tx_idle_qps", "8192 idle QPs beside one busy pair: the transmit thread's passes visit the busy QPs only",
 	  tx_idle_qps_client, tx_idle_qps_server, NULL },
 	{ NULL },
