@@ -169,7 +169,11 @@ out:
 	return err;
 }
 
-int sroce_mw_invalidate(struct sroce_qp *qp, u32 key, bool remote)
+/*
+ * Make the type 2 window @key names FREE; a remote invalidation must come
+ * through the QP the window is bound to. Type 1 windows refuse.
+ */
+static int sroce_mw_invalidate(struct sroce_qp *qp, u32 key, bool remote)
 {
 	struct sroce_win_bind nb = { .state = SROCE_WIN_FREE, .key = key };
 	struct sroce_mr *old = NULL;
@@ -198,6 +202,13 @@ int sroce_mw_invalidate(struct sroce_qp *qp, u32 key, bool remote)
 out:
 	rcu_read_unlock();
 	return err;
+}
+
+int sroce_key_invalidate(struct sroce_qp *qp, u32 key, bool remote)
+{
+	if (sroce_key_is_mw(key))
+		return sroce_mw_invalidate(qp, key, remote);
+	return sroce_mr_invalidate_key(qp->sdev, qp->ibqp.pd, key);
 }
 
 struct sroce_mr *sroce_mw_target(struct sroce_qp *qp, u32 rkey, u64 va,

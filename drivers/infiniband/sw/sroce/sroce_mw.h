@@ -147,12 +147,13 @@ int sroce_win_check(const struct sroce_win_bind *b, const struct sroce_qp *qp,
 int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_mw_bind *b);
 
 /*
- * LOCAL_INV (@remote false) or a received SEND with invalidate: make the
- * type 2 window @key names FREE. Type 1 windows refuse; a remote
- * invalidation must come through the QP the window is bound to.
+ * LOCAL_INV (@remote false) or a received SEND with invalidate on @qp:
+ * a window's key makes that type 2 window FREE (type 1 windows refuse; a
+ * remote invalidation must come through the QP the window is bound to),
+ * any other key a VALID fast-reg MR of @qp's PD.
  * Return: 0 or a negative errno.
  */
-int sroce_mw_invalidate(struct sroce_qp *qp, u32 key, bool remote);
+int sroce_key_invalidate(struct sroce_qp *qp, u32 key, bool remote);
 
 /*
  * The responder's rkey lookup when @rkey is a window's: checks the window

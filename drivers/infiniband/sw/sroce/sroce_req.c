@@ -673,10 +673,8 @@ static int sroce_req_local_op(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	int err;
 
 	lockdep_assert_held(&qp->lock);
-	if (swqe->opcode == SROCE_WR_LOCAL_INV && sroce_key_is_mw(swqe->rkey)) {
-		err = sroce_mw_invalidate(qp, swqe->rkey, false);
-	} else if (swqe->opcode == SROCE_WR_LOCAL_INV) {
-		err = sroce_mr_invalidate_key(qp->sdev, qp->ibqp.pd, swqe->rkey);
+	if (swqe->opcode == SROCE_WR_LOCAL_INV) {
+		err = sroce_key_invalidate(qp, swqe->rkey, false);
 	} else if (swqe->opcode == SROCE_WR_BIND_MW) {
 		err = sroce_req_bind_mw(qp, swqe);
 	} else {

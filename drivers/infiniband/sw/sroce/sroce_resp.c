@@ -211,14 +211,7 @@ static enum sroce_resp_result sroce_resp_need_rwqe(struct sroce_qp *qp,
 static enum sroce_resp_result sroce_resp_send_inv_last(struct sroce_qp *qp,
 						       const struct sroce_hdrs *h)
 {
-	u32 key = h->ieth_rkey;
-	int err;
-
-	if (sroce_key_is_mw(key))
-		err = sroce_mw_invalidate(qp, key, true);
-	else
-		err = sroce_mr_invalidate_key(qp->sdev, qp->ibqp.pd, key);
-	if (err) {
+	if (sroce_key_invalidate(qp, h->ieth_rkey, true)) {
 		sroce_resp_complete_rwqe(qp, h, IB_WC_REM_INV_REQ_ERR);
 		return SROCE_RESP_NAK_INVALID;
 	}
